@@ -1,0 +1,85 @@
+"""Cards and their notation (RULES.md §2).
+
+Ranks are ints 0..14 in strength order ``3 4 5 6 7 8 9 T J Q K A 2 S B``; suits never matter for
+play, so the engine keeps hands as *counts by rank* (a tuple of 15 ints). Suits appear only in the
+dealt shoe, for the first-leader rule (§5.6) and for rendering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+RANK_CHARS = "3456789TJQKA2SB"
+NRANKS = 15
+THREE, FOUR, TEN, JACK, QUEEN, KING, ACE = 0, 1, 7, 8, 9, 10, 11
+TWO, SMALL, BIG = 12, 13, 14
+JOKERS = (SMALL, BIG)
+# Four decks (§1): 16 of each rank 3..2, four small and four big jokers; 216 cards.
+DECK_COUNTS: tuple[int, ...] = (16,) * 13 + (4, 4)
+DECK_SIZE = sum(DECK_COUNTS)
+SUITS = "SHDC"  # spades, hearts, diamonds, clubs (only for the shoe and images)
+
+Counts = tuple[int, ...]
+EMPTY: Counts = (0,) * NRANKS
+
+_CHAR_RANK = {c: i for i, c in enumerate(RANK_CHARS)}
+_CHAR_RANK["0"] = TEN  # some players type 10 as 0
+
+
+class NotationError(ValueError):
+    """Text that is not in the card notation of RULES.md §2."""
+
+
+def rank_of(char: str) -> int:
+    try:
+        return _CHAR_RANK[char.upper()]
+    except KeyError:
+        raise NotationError(f"{char!r} is not a card (use 3-9, T, J, Q, K, A, 2, S, B)") from None
+
+
+def parse(text: str) -> Counts:
+    """Counts by rank of a notation string; spaces are ignored, ``10`` is read as a ten."""
+    counts = [0] * NRANKS
+    text = text.replace("10", "T").replace(" ", "")
+    for ch in text:
+        counts[rank_of(ch)] += 1
+    return tuple(counts)
+
+
+def fmt(counts: Sequence[int]) -> str:
+    """Canonical notation: strongest card first (``BB22999``)."""
+    return "".join(RANK_CHARS[r] * counts[r] for r in range(NRANKS - 1, -1, -1))
+
+
+def total(counts: Sequence[int]) -> int:
+    return sum(counts)
+
+
+def contains(hand: Sequence[int], part: Sequence[int]) -> bool:
+    return all(h >= p for h, p in zip(hand, part, strict=True))
+
+
+def minus(hand: Sequence[int], part: Sequence[int]) -> Counts:
+    return tuple(h - p for h, p in zip(hand, part, strict=True))
+
+
+def plus(hand: Sequence[int], part: Sequence[int]) -> Counts:
+    return tuple(h + p for h, p in zip(hand, part, strict=True))
+
+
+def from_ranks(ranks: Iterable[int]) -> Counts:
+    counts = [0] * NRANKS
+    for r in ranks:
+        counts[r] += 1
+    return tuple(counts)
+
+
+def shoe() -> list[tuple[int, str]]:
+    """The 216 cards of four decks as (rank, suit); jokers carry suit ``""`` (§1, §2)."""
+    cards: list[tuple[int, str]] = []
+    for _deck in range(4):
+        for r in range(TWO + 1):
+            cards.extend((r, s) for s in SUITS)
+        cards.append((SMALL, ""))
+        cards.append((BIG, ""))
+    return cards

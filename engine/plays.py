@@ -1,0 +1,144 @@
+"""Plays (一手牌), their comparison, 贴钱 and 挂花 (RULES.md §3), 够级 and 开点牌 (§4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from .cards import (
+    ACE,
+    BIG,
+    JACK,
+    KING,
+    NRANKS,
+    QUEEN,
+    SMALL,
+    TEN,
+    TWO,
+    Counts,
+    fmt,
+    parse,
+)
+
+# §4: the smallest count of a rank that is 够级 on its own (2s, jokers: one card).
+GOUJI_THRESHOLD: dict[int, int] = {TEN: 5, JACK: 4, QUEEN: 3, KING: 2, ACE: 2, TWO: 1}
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A play seen the way §3 compares it: big jokers, small jokers, then ``body`` cards of
+    rank ``base`` (2s already converted; ``base`` is ``TWO`` when the body is only 2s)."""
+
+    big: int
+    small: int
+    base: int  # -1 when the play is jokers only
+    body: int
+
+    @property
+    def size(self) -> int:
+        return self.big + self.small + self.body
+
+
+@dataclass(frozen=True)
+class Play:
+    """A legal play by §3, built from counts by rank. Use :meth:`parse` or :func:`as_play`."""
+
+    counts: Counts
+
+    @staticmethod
+    def parse(text: str) -> Play | None:
+        """The play written ``text`` in notation, or None when those cards are no play (§3)."""
+        return as_play(parse(text))
+
+    def __str__(self) -> str:
+        return fmt(self.counts)
+
+    def __repr__(self) -> str:
+        return f"Play.parse({fmt(self.counts)!r})"
+
+    @cached_property
+    def shape(self) -> Shape:
+        c = self.counts
+        base = -1
+        for r in range(TWO):
+            if c[r]:
+                base = r
+                break
+        twos = c[TWO]
+        if base < 0 and twos:
+            return Shape(c[BIG], c[SMALL], TWO, twos)
+        return Shape(c[BIG], c[SMALL], base, (c[base] + twos) if base >= 0 else 0)
+
+    @property
+    def size(self) -> int:
+        return self.shape.size
+
+    @property
+    def has_three(self) -> bool:
+        return self.counts[THREE] > 0
+
+    @property
+    def has_money_or_flower(self) -> bool:
+        c = self.counts
+        return bool(c[TWO] or c[SMALL] or c[BIG])
+
+    @cached_property
+    def gouji(self) -> bool:
+        """§4: a joker, rank 2 after converting, or the threshold count for T J Q K A."""
+        sh = self.shape
+        if sh.big or sh.small or sh.base == TWO:
+            return True
+        need = GOUJI_THRESHOLD.get(sh.base)
+        return need is not None and sh.body >= need
+
+    @property
+    def kaidian(self) -> bool:
+        """§4: a 开点牌 is 够级 with no 2s and no jokers."""
+        return self.gouji and not self.has_money_or_flower
+
+
+def as_play(counts: Counts) -> Play | None:
+    """§3: a non-empty set whose cards other than 2, S, B share one rank."""
+    if len(counts) != NRANKS or any(n < 0 for n in counts):
+        return None
+    plain = [r for r in range(TWO) if counts[r]]
+    if len(plain) > 1 or not any(counts):
+        return None
+    return Play(tuple(counts))
+
+
+def _shape_beats(p: Shape, q: Shape) -> bool:
+    """§3 comparison on shapes of equal size: every card of P strictly above its partner in Q,
+    both sorted high to low (big jokers, small jokers, then body cards)."""
+    if p.size != q.size:
+        return False
+    if q.big:
+        return False  # nothing is above a big joker
+    if p.big < q.small:
+        return False  # each small joker of Q needs a big joker above it
+    if p.body:
+        # P's body faces Q's body (p.big + p.small >= q.small), so it must be a higher rank.
+        return p.base > q.base
+    return True
+
+
+def beats(p: Play, q: Play, kill_big_joker: bool = False) -> bool:
+    """Does play ``p`` beat the top ``q`` (§3), with the ``kill_big_joker`` switch (§13)?"""
+    ps, qs = p.shape, q.shape
+    # 3s never beat anything (§3): nothing is lower, and the comparison says so by itself.
+    if ps.size == qs.size and _shape_beats(ps, qs):
+        return True
+    if kill_big_joker and qs.big == 1:
+        # §3 / §13 二杀一 and 三杀一: two B (or three S and no B) take the place of the one B;
+        # the rests compare by the ordinary rule, two empty rests counting as beating.
+        q_rest = Shape(0, qs.small, qs.base, qs.body)
+        if ps.big >= 2:
+            p_rest = Shape(ps.big - 2, ps.small, ps.base, ps.body)
+        elif ps.big == 0 and ps.small >= 3:
+            p_rest = Shape(0, ps.small - 3, ps.base, ps.body)
+        else:
+            return False
+        if p_rest.size == 0 and q_rest.size == 0:
+            return True
+        return p_rest.size == q_rest.size and _shape_beats(p_rest, q_rest)
+    return False
