@@ -1,0 +1,44 @@
+"""``python -m engine replay FILE|-`` (RECORDS.md) and ``python -m engine bench``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="够级 rules engine")
+    sub = parser.add_subparsers(dest="command", required=True)
+    rp = sub.add_parser("replay", help="referee a game record (RECORDS.md)")
+    rp.add_argument("file", help="a record file, or - for standard input")
+    bp = sub.add_parser("bench", help="play seeded random games and print figures")
+    bp.add_argument("--games", type=int, default=300)
+    bp.add_argument("--seed", type=int, default=1)
+    bp.add_argument("--preset", default="standard")
+    args = parser.parse_args(argv)
+    if args.command == "replay":
+        from .record import replay_text
+
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            try:
+                with open(args.file, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError as e:
+                out = {"ok": False, "error": {"code": "bad_record", "message": str(e)}}
+                print(json.dumps(out, ensure_ascii=False))
+                return 2
+        out, status = replay_text(text)
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+        return status
+    if args.command == "bench":
+        from .bench import run
+
+        return run(args.games, args.seed, args.preset)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

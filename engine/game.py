@@ -1,0 +1,598 @@
+"""One game from its first play to its end: tricks (RULES.md §6), 烧牌 (§7), 憋3 and 闷 (§8),
+开点 (§9), ranks (§10), 无头 and 四户乱缠 (§12).
+
+The game asks one seat at a time (:meth:`Game.asked`); :meth:`Game.apply` checks an action
+(raising :class:`IllegalAction` and changing nothing when it is refused), carries it out, makes
+every automatic move that follows (auto passes, the end of a trick, 接风, 诈烧) and returns the
+events, until a seat must decide again or the game is over.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from . import actions as A
+from .actions import Action, IllegalAction
+from .cards import BIG, NRANKS, SMALL, THREE, TWO, Counts, fmt, parse
+from .events import Event
+from .legal import beating_plays, can_beat, lead_plays
+from .plays import Play, as_play, beats
+from .ranking import compute_ranks, debts, revolutionary_rank, score
+from .rules import Rules
+from .view import (
+    ACTIVE,
+    FAILED,
+    FINISHED,
+    REVOLTED,
+    SMOTHERED,
+    Debt,
+    SeatView,
+    TopView,
+    opposite,
+    team,
+    teammates,
+)
+
+
+@dataclass(frozen=True)
+class Top:
+    """The current top play of a trick (§6) and what follows from it."""
+
+    seat: int
+    play: Play
+    gouji: bool  # 够级 when played (never during 四户乱缠)
+    burn: bool  # a play of the burning seat (烧牌 in progress), answered with 解烧/反烧 names
+    can_open: bool  # would open its owner if it stands (§9)
+    penult: bool  # its owner's penultimate play under 憋3 (§8)
+
+
+@dataclass(frozen=True)
+class Legal:
+    """What a seat may do now. ``plays`` are concrete plays to offer (for an answer: every
+    distinct beating play; for a lead: a compact menu, any legal lead being accepted), grouped
+    by :meth:`groups` for a phone UI."""
+
+    seat: int
+    ask: str
+    plays: tuple[Play, ...]
+    can_pass: bool
+    can_yield: bool
+    any_lead: bool
+
+    def groups(self) -> dict[str, list[Play]]:
+        """Plays keyed by the notation character of their body rank ("J", "2") or "S"/"B"
+        for joker-only plays, strongest group first."""
+        out: dict[str, list[Play]] = {}
+        for p in sorted(self.plays, key=_group_key, reverse=True):
+            sh = p.shape
+            key = fmt(_one(sh.base)) if sh.base >= 0 else ("B" if sh.big else "S")
+            out.setdefault(key, []).append(p)
+        return out
+
+
+def _one(rank: int) -> Counts:
+    c = [0] * NRANKS
+    c[rank] = 1
+    return tuple(c)
+
+
+def _group_key(p: Play) -> tuple[int, int, int]:
+    sh = p.shape
+    return (sh.base if sh.base >= 0 else 20 + sh.big, -sh.size, -(sh.big + sh.small))
+
+
+def ccw(start: int) -> Iterable[int]:
+    """Seats counterclockwise (§1: i → i+1) starting at ``start``."""
+    return ((start + k) % 6 for k in range(6))
+
+
+class Game:
+    """The play phase of one game. Build it with :meth:`from_position` (records, tests, the
+    deal of :mod:`engine.setup`)."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        hands: Sequence[Counts],
+        leader: int,
+        revolted: Sequence[int] = (),
+        declared: Sequence[int] = (),
+        yaotou: Sequence[int] = (),
+    ) -> None:
+        self.rules = rules
+        self.hands: list[list[int]] = [list(h) for h in hands]
+        self.status: list[str] = [ACTIVE] * 6
+        self.revolutionary: int | None = revolted[0] if revolted else None
+        self.rev_announced = False
+        for s in revolted:
+            self.status[s] = REVOLTED
+        self.declared: tuple[int, ...] = tuple(declared)
+        self.yaotou: tuple[int, ...] = tuple(yaotou)
+        self.yaotou_stood = [0] * 6  # 够死级 plays that stood (§5.4 要头)
+        # §9: a revolutionary is not opened; their 对头 is, unless they chose 要头.
+        self.opened = [False] * 6
+        for s in revolted:
+            if opposite(s) not in self.yaotou and rules.open_point:
+                self.opened[opposite(s)] = True
+        self.top_order: list[int] = []
+        self.fails: list[int] = []
+        self.smothers: list[int] = []
+        self.ranks: list[int | None] = [None] * 6
+        self.men: list[tuple[int, int]] = []  # 闷贡 owed (from, to)
+        self.shao: list[tuple[int, int, int]] = []  # 烧贡 owed (from, to, cards)
+        self.four_way = False
+        self.over = False
+        self.top: Top | None = None
+        self.passed: set[int] = set()
+        self.yielded: int | None = None
+        self.queue: deque[tuple[int, str]] = deque()
+        self.ask: tuple[int, str] | None = None
+        self.burning: int | None = None
+        self.burn_victim: int | None = None
+        self.burn_tribute = 1
+        self.last_actor = leader
+        self.log: list[Action] = []
+        if self.status[leader] != ACTIVE:
+            leader = self._next_active(leader)
+        self.ask = (leader, A.ASK_LEAD)
+        self._check_four_way_at_start()
+
+    @staticmethod
+    def from_position(
+        rules: Rules,
+        hands: Sequence[str] | Sequence[Counts],
+        leader: int,
+        revolted: Sequence[int] = (),
+        declared: Sequence[int] = (),
+        yaotou: Sequence[int] = (),
+    ) -> Game:
+        counts = [parse(h) if isinstance(h, str) else tuple(h) for h in hands]
+        return Game(rules, counts, leader, revolted, declared, yaotou)
+
+    def _check_four_way_at_start(self) -> None:
+        if sum(1 for s in self.status if s == ACTIVE) <= 4:
+            self.four_way = True
+
+    # -- questions ---------------------------------------------------------------------------
+    def asked(self) -> tuple[int, str] | None:
+        """(seat, ask kind) of the seat that must act now, or None when the game is over."""
+        return None if self.over else self.ask
+
+    def active(self, seat: int) -> bool:
+        return self.status[seat] == ACTIVE
+
+    def headless(self, seat: int) -> bool:
+        """§12 无头: active with an inactive 对头 — except a 要头 player until three of their
+        够死级 plays have stood (§5.4)."""
+        if not self.active(seat) or self.active(opposite(seat)):
+            return False
+        return not (seat in self.yaotou and self.yaotou_stood[seat] < 3)
+
+    def hand(self, seat: int) -> Counts:
+        return tuple(self.hands[seat])
+
+    def counts(self) -> list[int]:
+        return [sum(h) for h in self.hands]
+
+    def legal(self, seat: int) -> Legal:
+        """The legal actions of ``seat`` (empty when it is not asked)."""
+        if self.over or self.ask is None or self.ask[0] != seat:
+            return Legal(seat, "", (), False, False, False)
+        _, ask = self.ask
+        hand = self.hands[seat]
+        if ask == A.ASK_LEAD:
+            duty = self.burning == seat
+            plays = lead_plays(hand, self._bound_by_threes(seat), need_joker=duty)
+            return Legal(seat, ask, tuple(plays), False, False, True)
+        assert self.top is not None
+        plays = beating_plays(hand, self.top.play, self.rules.kill_big_joker)
+        return Legal(seat, ask, tuple(plays), True, self._may_yield(seat, ask), False)
+
+    def burn_feasible(self, seat: int, cards: str) -> bool | None:
+        """For the bot's warning before a burn (§7): can ``seat``, after burning with ``cards``,
+        still meet the duty — enough jokers to lead every group but the last? A conservative
+        estimate: None when the play would not be a burn; True when the remaining hand splits
+        into groups that each carry a joker plus at most one joker-free emptying play."""
+        if self.ask is None or self.ask[0] != seat or self.ask[1] != A.ASK_BURN:
+            return None
+        rest = list(self.hands[seat])
+        played = parse(cards)
+        if any(p > h for p, h in zip(played, rest, strict=True)):
+            return None
+        rest = [h - p for h, p in zip(rest, played, strict=True)]
+        return duty_feasible(rest, self._bound_by_threes(seat))
+
+    # -- actions -----------------------------------------------------------------------------
+    def check(self, action: Action) -> Play | None:
+        """Raise :class:`IllegalAction` if ``action`` is refused now; the play it makes, if any."""
+        if self.over or self.ask is None or action.seat != self.ask[0]:
+            raise IllegalAction(A.NOT_YOUR_TURN, "It is not your turn.")
+        seat, ask = self.ask
+        if action.do == A.PLAY:
+            return self._check_play(seat, ask, action.cards)
+        if action.do in (A.PASS, A.YIELD):
+            if ask == A.ASK_LEAD:
+                raise IllegalAction(A.MUST_LEAD, "You won the trick: you must lead a play.")
+            if action.do == A.YIELD and not self._may_yield(seat, ask):
+                raise IllegalAction(
+                    A.CANNOT_YIELD,
+                    "You may yield (让牌) only when asked about your 对头's non-够级 play.",
+                )
+            return None
+        raise IllegalAction(A.NOT_ASKED, f"{action.do!r} is not what you are asked for now.")
+
+    def apply(self, action: Action) -> list[Event]:
+        play = self.check(action)
+        seat, ask = self.ask  # type: ignore[misc]
+        self.log.append(action)
+        self.last_actor = seat
+        events: list[Event] = []
+        if play is not None:
+            self._play(seat, ask, play, events)
+        elif action.do == A.YIELD:
+            events.append(Event.make("yield", seat))
+            self.queue.popleft()
+            self.yielded = seat
+            self.queue.append((seat, A.ASK_LAST))  # §6.4: asked once more, last
+        else:
+            events.append(Event.make("pass", seat))
+            self.queue.popleft()
+            if ask != A.ASK_BURN:  # §7: declining a burn is not a pass
+                self.passed.add(seat)
+        if not self.over:
+            self._advance(events)
+        return events
+
+    def _check_play(self, seat: int, ask: str, cards: str) -> Play:
+        try:
+            counts = parse(cards)
+        except ValueError:
+            raise IllegalAction(A.NOT_A_PLAY, f"{cards!r} is not written in card notation.") from None
+        hand = self.hands[seat]
+        if any(c > h for c, h in zip(counts, hand, strict=True)):
+            raise IllegalAction(A.NOT_IN_HAND, f"You do not hold {fmt(counts) or 'those cards'}.")
+        play = as_play(counts)
+        if play is None:
+            raise IllegalAction(
+                A.NOT_A_PLAY,
+                f"{fmt(counts) or 'Nothing'} is not a play: apart from 2s and jokers, "
+                "all cards must share one rank (§3).",
+            )
+        if counts[THREE] and self._bound_by_threes(seat):
+            only_threes = counts[THREE] == sum(counts)
+            if not (only_threes and counts[THREE] == sum(hand)):
+                raise IllegalAction(
+                    A.THREES,
+                    "Under 憋3 your 3s go last, all together and alone (§3, §8).",
+                )
+        if ask == A.ASK_LEAD:
+            if self.burning == seat and not (counts[SMALL] or counts[BIG]) and sum(counts) < sum(
+                hand
+            ):
+                raise IllegalAction(
+                    A.BURN_DUTY,
+                    "You are burning (烧牌): every lead needs a joker until your last (§7).",
+                )
+            return play
+        assert self.top is not None
+        if not beats(play, self.top.play, self.rules.kill_big_joker):
+            raise IllegalAction(
+                A.CANNOT_BEAT,
+                f"{play} does not beat {self.top.play}: a play must have as many cards, "
+                "each strictly higher (§3).",
+                cards=str(play),
+                top=str(self.top.play),
+            )
+        return play
+
+    def _may_yield(self, seat: int, ask: str) -> bool:
+        """§6.4 让牌: asked (first time) about a non-够级 top owned by their 对头."""
+        top = self.top
+        return (
+            self.rules.yield_
+            and ask == A.ASK_ANSWER
+            and not self.four_way
+            and top is not None
+            and not top.gouji
+            and top.seat == opposite(seat)
+            and self.yielded != seat
+        )
+
+    def _bound_by_threes(self, seat: int) -> bool:
+        """§8: 憋3 binds a player who holds a 3."""
+        return self.rules.bie3 and self.hands[seat][THREE] > 0
+
+    # -- the play and its consequences ------------------------------------------------------
+    def _play(self, seat: int, ask: str, play: Play, events: list[Event]) -> None:
+        prev = self.top
+        headless_before = self.headless(seat)
+        hand = self.hands[seat]
+        bound = self._bound_by_threes(seat)
+        for r, n in enumerate(play.counts):
+            hand[r] -= n
+        left = sum(hand)
+        penult = bound and left > 0 and hand[THREE] == left
+        gouji = play.gouji and not self.four_way
+        events.append(Event.make("play", seat, cards=str(play), gouji=gouji))
+
+        # §7/§9: the play that starts a burn and every lead of the burner never open.
+        burn_play = ask == A.ASK_BURN or (ask == A.ASK_LEAD and self.burning == seat)
+        if ask == A.ASK_BURN:
+            assert prev is not None
+            if prev.burn:  # §7 反烧: the counter-burner now burns; the one burned owes 2
+                events.append(Event.make("counter_burn", seat, burner=prev.seat))
+                self.burn_tribute = 2
+            else:  # §7 烧牌
+                events.append(Event.make("burn", seat, victim=prev.seat))
+                self.burn_tribute = 1
+            self.burning, self.burn_victim = seat, prev.seat
+        elif prev is not None and prev.burn:
+            # §7 解烧 by the burner's 对头 (or §12 by a 无头 player): the burn ends, nobody pays.
+            events.append(Event.make("burn_break", seat, burner=prev.seat))
+            self.burning = None
+
+        if prev is not None and prev.penult and self.active(prev.seat):
+            # §8 闷: the penultimate play was beaten.
+            self.status[prev.seat] = SMOTHERED
+            self.smothers.append(prev.seat)
+            self.men.append((prev.seat, seat))
+            events.append(Event.make("smothered", prev.seat, by=seat))
+            self._rank(prev.seat, events)
+
+        if left == 0 and self.burning == seat:
+            # §7 success: the burn is paid for by the one burned (2 after a counter-burn).
+            assert self.burn_victim is not None
+            self.shao.append((self.burn_victim, seat, self.burn_tribute))
+            events.append(
+                Event.make(
+                    "burn_success", seat, victim=self.burn_victim, tribute=self.burn_tribute
+                )
+            )
+            self.burning = None  # its last play is an ordinary top: beating it is no 反烧
+        if left == 0:
+            self.status[seat] = FINISHED  # §6.6 走科
+            self.top_order.append(seat)
+            self._rank(seat, events)
+
+        can_open = (
+            self.rules.open_point
+            and not self.four_way
+            and play.kaidian
+            and not burn_play
+            and not headless_before
+            and not (seat in self.yaotou and self.yaotou_stood[seat] < 3)
+            # §9 打点不开点: beating an opponent's 开点牌 does not open.
+            and not (prev is not None and prev.play.kaidian and team(prev.seat) != team(seat))
+        )
+        self.top = Top(seat, play, gouji, self.burning == seat, can_open, penult)
+        self._after_ranking(events)
+        if not self.over:
+            self._open_queue()
+
+    def _rank(self, seat: int, events: list[Event]) -> None:
+        """Recompute ranks after ``seat`` left play and announce its rank."""
+        self.ranks = compute_ranks(self.top_order, self.fails, self.smothers, self.revolutionary)
+        events.append(Event.make("finished", seat, rank=self.ranks[seat]))
+
+    def _after_ranking(self, events: list[Event]) -> None:
+        """A revolutionary's rank once settled; then 四户乱缠, or the end of the game (§10, §12)."""
+        self._settle_revolutionary(events)
+        live = [s for s in range(6) if self.active(s)]
+        if len({team(s) for s in live}) <= 1:
+            # §10: the remaining players take the remaining ranks, fewer cards ranking higher,
+            # ties in seat order starting after the player who acted last.
+            after = self.last_actor
+            live.sort(key=lambda s: (sum(self.hands[s]), (s - after - 1) % 6))
+            for s in live:
+                self.status[s] = FINISHED
+                self.top_order.append(s)
+                self._rank(s, events)
+            self._settle_revolutionary(events)
+            self.over = True
+            self.burning = None
+            self.top = None
+            self.ask = None
+            self.queue.clear()
+            events.append(Event.make("game_over", None))
+            return
+        if len(live) <= 4 and not self.four_way:
+            self.four_way = True
+            self.burning = None  # §12: a running burn simply ends
+            if self.top is not None and self.top.burn:
+                t = self.top
+                self.top = Top(t.seat, t.play, t.gouji, False, False, t.penult)
+            events.append(Event.make("four_way", None))
+
+    def _settle_revolutionary(self, events: list[Event]) -> None:
+        rev = self.revolutionary
+        if rev is None or self.rev_announced:
+            return
+        if revolutionary_rank(self.top_order, rev) is not None:
+            self.rev_announced = True
+            self.ranks = compute_ranks(self.top_order, self.fails, self.smothers, rev)
+            events.append(Event.make("finished", rev, rank=self.ranks[rev]))
+
+    # -- who is asked ------------------------------------------------------------------------
+    def _open_queue(self) -> None:
+        """§6.2: the seats to ask about the new top, in order, each with its ask kind."""
+        top = self.top
+        assert top is not None
+        owner = top.seat
+        q: deque[tuple[int, str]] = deque()
+        order = [s for s in ccw(owner + 1) if s != owner and self.active(s)]
+        if self.four_way:
+            q.extend((s, A.ASK_ANSWER) for s in order)  # §12: everyone, passes do not count
+        elif top.gouji and not self.headless(owner):
+            if self.rules.burn:
+                # §7 burn claims: the owner's teammates, then the other opponents.
+                mates = [s for s in order if team(s) == team(owner)]
+                others = [s for s in order if team(s) != team(owner) and s != opposite(owner)]
+                q.extend(
+                    (s, A.ASK_BURN)
+                    for s in mates + others
+                    if s not in self.passed and not self.headless(s)
+                )
+            dead = owner in self.yaotou and self.yaotou_stood[owner] < 3  # §5.4 够死级
+            if not dead:
+                q.extend(
+                    (s, A.ASK_ANSWER)
+                    for s in order
+                    if s == opposite(owner) or (self.headless(s) and s not in self.passed)
+                )
+        else:
+            q.extend(
+                (s, A.ASK_ANSWER)
+                for s in order
+                if s not in self.passed or s == opposite(owner)  # §6.2 对头 re-entry
+            )
+        self.queue = q
+        self.yielded = None
+
+    def _advance(self, events: list[Event]) -> None:
+        """Ask the next seat that can act; pass for those who cannot (§6.3); close the trick
+        when nobody is left to ask (§6.5)."""
+        while not self.over:
+            if self.top is None:
+                return  # the leader is asked
+            while self.queue:
+                seat, ask = self.queue[0]
+                if self.active(seat) and can_beat(
+                    self.hands[seat], self.top.play, self.rules.kill_big_joker
+                ):
+                    self.ask = (seat, ask)
+                    return
+                self.queue.popleft()
+                if ask != A.ASK_BURN and self.active(seat):
+                    events.append(Event.make("auto_pass", seat))
+                    self.passed.add(seat)
+            self._close_trick(events)
+
+    def _close_trick(self, events: list[Event]) -> None:
+        top = self.top
+        assert top is not None
+        owner = top.seat
+        events.append(Event.make("trick_won", owner))
+        if top.can_open and not self.four_way and not self.opened[owner]:
+            self.opened[owner] = True  # §9 开点
+            events.append(Event.make("opened", owner))
+        if (
+            owner in self.yaotou
+            and top.gouji
+            and not self.four_way
+            and self.yaotou_stood[owner] < 3
+        ):
+            self.yaotou_stood[owner] += 1  # §5.4: a 够死级 play stood
+            if self.yaotou_stood[owner] == 3 and self.rules.open_point:
+                self.opened[owner] = True
+                events.append(Event.make("opened", owner))
+        self.top = None
+        self.passed = set()
+        self.queue.clear()
+        self.yielded = None
+        if self.active(owner):
+            if self.burning == owner and not duty_feasible_now(
+                self.hands[owner], self._bound_by_threes(owner)
+            ):
+                # §7 诈烧: no lead the duty allows.
+                self.status[owner] = FAILED
+                self.fails.append(owner)
+                self.burning = None
+                events.append(Event.make("burn_fail", owner))
+                self._rank(owner, events)
+                self._after_ranking(events)
+                if self.over:
+                    return
+                self._wind(owner, events)
+                return
+            self.ask = (owner, A.ASK_LEAD)
+        else:
+            self._wind(owner, events)
+
+    def _wind(self, after: int, events: list[Event]) -> None:
+        """§6.5 接风 (and §7 after 诈烧): the next active player counterclockwise leads."""
+        nxt = self._next_active(after)
+        events.append(Event.make("wind", nxt))
+        self.ask = (nxt, A.ASK_LEAD)
+
+    def _next_active(self, seat: int) -> int:
+        for s in ccw(seat + 1):
+            if self.active(s):
+                return s
+        raise AssertionError("no active player")
+
+    # -- results -----------------------------------------------------------------------------
+    def tributes(self) -> list[Debt]:
+        if not self.over:
+            return []
+        return debts(self.rules, self.ranks, self.opened, self.declared, self.men, self.shao)
+
+    def score(self) -> tuple[int, int]:
+        return score(self.ranks) if self.over else (0, 0)
+
+    def view(self, seat: int | None) -> SeatView:
+        """What ``seat`` may see (None: the spectator's view for the group)."""
+        rules = self.rules
+        counts: list[int | None] = []
+        for s, h in enumerate(self.hands):
+            n = sum(h)
+            shown = s == seat or n <= rules.counts_at or self.status[s] != ACTIVE
+            counts.append(n if shown else None)
+        partners: list[str | None] = [None] * 6
+        if seat is not None and 0 < sum(self.hands[seat]) <= rules.partner_cards_at:
+            for m in teammates(seat):
+                partners[m] = fmt(self.hands[m])  # §13 看联邦牌
+        top = self.top
+        ask = self.asked()
+        return SeatView(
+            rules=rules,
+            seat=seat,
+            phase="over" if self.over else "four_way" if self.four_way else "play",
+            to_act=ask[0] if ask else None,
+            asked=ask[1] if ask else None,
+            hand=fmt(self.hands[seat]) if seat is not None else None,
+            top=TopView(top.seat, str(top.play), top.gouji, top.burn) if top else None,
+            burning=self.burning,
+            counts=tuple(counts),
+            partner_hands=tuple(partners),
+            status=tuple(self.status),
+            ranks=tuple(self.ranks),
+            opened=tuple(self.opened),
+            headless=tuple(self.headless(s) for s in range(6)),
+            passed=tuple(sorted(self.passed)),
+            revolted=(self.revolutionary,) if self.revolutionary is not None else (),
+            declared=self.declared,
+            yaotou=self.yaotou,
+            tributes=tuple(self.tributes()),
+            score=self.score(),
+        )
+
+
+def duty_feasible_now(hand: Sequence[int], bound_by_threes: bool) -> bool:
+    """§7: a burner who must lead has a lead the duty allows — one with a joker, or one that
+    empties the hand (under 憋3, the 3s)."""
+    if hand[SMALL] or hand[BIG]:
+        return True
+    whole = as_play(tuple(hand))
+    if whole is None:
+        return False
+    return not bound_by_threes or hand[THREE] == sum(hand)
+
+
+def duty_feasible(hand: Sequence[int], bound_by_threes: bool) -> bool:
+    """Whether a burner holding ``hand`` can lead out under the duty if every lead stands: each
+    lead but the last needs a joker, so the jokers must cover every group of the hand except
+    one that can go last without a joker (the 3s under 憋3, or any one play otherwise). Jokers
+    may also be led alone."""
+    jokers = hand[SMALL] + hand[BIG]
+    groups = [r for r in range(NRANKS) if r not in (SMALL, BIG) and hand[r]]
+    # 2s ride along with any group (贴钱), so they never need a lead of their own unless alone.
+    plain = [r for r in groups if r != TWO]
+    if not plain and hand[TWO]:
+        plain = [TWO]
+    if bound_by_threes and hand[THREE]:
+        need = len([r for r in plain if r != THREE])  # the 3s go last, joker-free
+    else:
+        need = max(len(plain) - 1, 0)  # one group may go last without a joker
+    return jokers >= need

@@ -1,0 +1,125 @@
+"""Which plays a hand can make (RULES.md §3): the answers that beat a top, and leads.
+
+Generation follows the shape of the top rather than searching subsets: a beating play has the
+same size, at least as many big jokers as the top has small ones, and a body of a higher rank
+(DouZero's classify → generate → filter, on counts by rank).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from .cards import BIG, NRANKS, SMALL, THREE, TWO, Counts
+from .plays import Play, Shape, as_play
+
+_EMPTY = [0] * NRANKS
+
+
+def _counts(big: int, small: int, base: int, plain: int, twos: int) -> Counts:
+    c = list(_EMPTY)
+    c[BIG] = big
+    c[SMALL] = small
+    if base >= 0:
+        c[base] += plain
+    c[TWO] += twos
+    return tuple(c)
+
+
+def _beating_shapes(
+    hand: Sequence[int], q: Shape, no_big: bool = False
+) -> Iterator[tuple[int, int, int, int, int]]:
+    """(big, small, base, plain, twos) of every play in ``hand`` beating shape ``q`` by the
+    ordinary rule of §3 (same size, card by card higher)."""
+    n = q.size
+    if q.big or n == 0:
+        return
+    max_big = 0 if no_big else min(n, hand[BIG])
+    for big in range(q.small, max_big + 1):
+        for small in range(min(n - big, hand[SMALL]) + 1):
+            rest = n - big - small
+            if rest == 0:
+                yield big, small, -1, 0, 0
+                continue
+            # a body of `rest` cards, rank above q.base (a 3 never beats: it is the lowest rank)
+            for base in range(max(q.base + 1, THREE + 1), TWO):
+                have = hand[base]
+                if not have:
+                    continue
+                for plain in range(max(1, rest - hand[TWO]), min(have, rest) + 1):
+                    yield big, small, base, plain, rest - plain
+            if q.base < TWO and hand[TWO] >= rest:
+                yield big, small, TWO, 0, rest
+
+
+def beating_plays(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> list[Play]:
+    """Every distinct play in ``hand`` that beats ``top`` (§3, with §13 kill_big_joker)."""
+    q = top.shape
+    found: dict[Counts, None] = {}
+    for big, small, base, plain, twos in _beating_shapes(hand, q):
+        found[_counts(big, small, base, plain, twos)] = None
+    if kill_big_joker and q.big == 1:
+        rest_q = Shape(0, q.small, q.base, q.body)
+        # 二杀一: two B in the place of the one B, the rest beating the rest.
+        if hand[BIG] >= 2:
+            h = list(hand)
+            h[BIG] -= 2
+            for big, small, base, plain, twos in _rests(h, rest_q, no_big=False):
+                found[_counts(big + 2, small, base, plain, twos)] = None
+        # 三杀一: three S and no B.
+        if hand[SMALL] >= 3:
+            h = list(hand)
+            h[SMALL] -= 3
+            for big, small, base, plain, twos in _rests(h, rest_q, no_big=True):
+                found[_counts(big, small + 3, base, plain, twos)] = None
+    return [Play(c) for c in found]
+
+
+def _rests(
+    hand: Sequence[int], rest_q: Shape, no_big: bool
+) -> Iterator[tuple[int, int, int, int, int]]:
+    if rest_q.size == 0:
+        yield 0, 0, -1, 0, 0  # two empty rests count as beating
+    else:
+        yield from _beating_shapes(hand, rest_q, no_big=no_big)
+
+
+def can_beat(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> bool:
+    q = top.shape
+    if next(_beating_shapes(hand, q), None) is not None:
+        return True
+    return kill_big_joker and q.big == 1 and bool(beating_plays(hand, top, True))
+
+
+def lead_plays(hand: Sequence[int], bie3: bool, need_joker: bool = False) -> list[Play]:
+    """A compact menu of leads: every plain group (n cards of one rank, 3s only as the whole
+    hand under 憋3), 2s alone, jokers alone; with ``need_joker`` (a burner's duty, §7) each
+    group comes with one joker added instead, and the whole hand when it is itself a play.
+    Any other legal lead (more 2s or jokers attached) is accepted by the game too."""
+    plays: list[Play] = []
+    total = sum(hand)
+    holds_three = hand[THREE] > 0
+    joker = BIG if hand[BIG] else SMALL if hand[SMALL] else -1
+    for r in range(NRANKS):
+        have = hand[r]
+        if not have:
+            continue
+        if r == THREE and bie3:
+            if have == total:
+                plays.append(Play(_counts(0, 0, THREE, have, 0)))
+            continue
+        for n in range(1, have + 1):
+            c = list(_EMPTY)
+            c[r] = n
+            if need_joker:
+                if r in (SMALL, BIG):
+                    plays.append(Play(tuple(c)))
+                elif joker >= 0:
+                    c[joker] += 1
+                    plays.append(Play(tuple(c)))
+            else:
+                plays.append(Play(tuple(c)))
+    if need_joker and not (bie3 and holds_three):
+        p = as_play(tuple(hand))
+        if p is not None and p not in plays:
+            plays.append(p)
+    return plays
