@@ -16,6 +16,12 @@ def main(argv: list[str] | None = None) -> int:
     bp.add_argument("--games", type=int, default=300)
     bp.add_argument("--seed", type=int, default=1)
     bp.add_argument("--preset", default="standard")
+    ap = sub.add_parser("arena", help="AI level against AI level (team A vs team B)")
+    ap.add_argument("--a", default="normal", help="level of team A (seats 0, 2, 4)")
+    ap.add_argument("--b", default="easy", help="level of team B (seats 1, 3, 5)")
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--preset", default="standard")
     args = parser.parse_args(argv)
     if args.command == "replay":
         from .record import replay_text
@@ -37,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
         from .bench import run
 
         return run(args.games, args.seed, args.preset)
+    if args.command == "arena":
+        from .arena import run_arena
+
+        return run_arena(args.a, args.b, args.games, args.seed, args.preset)
     return 2
 
 

@@ -1,0 +1,264 @@
+"""Before the first play of a game (RULES.md §5, in its order): deal, tribute exchange (§11),
+买3, 革命, 要头/无头, 宣点, the first leader. Decisions are asked one seat at a time, like play."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+
+from . import actions as A
+from .actions import Action, IllegalAction
+from .cards import BIG, NRANKS, SMALL, TWO, Counts, fmt, parse
+from .deal import SuitedHand, buy_threes, counts_of, deal, first_leader, pay_debt, return_choices
+from .events import Event
+from .game import Game
+from .rules import Rules
+from .view import ACTIVE, REVOLTED, Debt, SeatView, opposite
+
+_RANK_CHAR = "3456789TJQKA2SB"
+MAX_REDEALS = 100  # a safety valve: re-deals are rare (two revolutions, no 3 to be had)
+
+
+class Setup:
+    """The deal phase of game ``number`` (1-based) of a match."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        rng: random.Random,
+        number: int = 1,
+        debts: Sequence[Debt] = (),
+        leader: int | None = None,
+    ) -> None:
+        self.rules = rules
+        self.rng = rng
+        self.number = number
+        self.debts = tuple(debts) if rules.tribute != "off" else ()
+        self.prev_leader = leader  # the previous game's 大落 (§5.6), None in game 1
+        self.events: list[Event] = []
+        self.game: Game | None = None
+        self.redeals = 0
+        self._start()
+
+    # -- the steps -----------------------------------------------------------------------------
+    def _start(self) -> None:
+        self.suited: list[SuitedHand] = deal(self.rng)
+        self.hands: list[list[int]] = [list(counts_of(h)) for h in self.suited]
+        self.received = [[0] * NRANKS for _ in range(6)]
+        self.revolted: list[int] = []
+        self.declared: list[int] = []
+        self.yaotou: list[int] = []
+        self.pending: list[tuple[int, str, int]] = []  # (seat, ask, detail) still to ask
+        self.returns: dict[int, tuple[int, int]] = {}  # pending index → (payer, cards)
+        self.events.append(Event.make("dealt", None, game=self.number))
+        # §11: debts paid in their order; 还贡 for 落贡 asked afterwards.
+        for debt in self.debts:
+            given = pay_debt(self.hands, self.received, debt)
+            self.events.append(
+                Event.make(
+                    "tribute_paid",
+                    debt.src,
+                    to=debt.dst,
+                    kind=debt.kind,
+                    cards="".join(_RANK_CHAR[r] for r in given),
+                )
+            )
+            if debt.kind == "luo" and self.rules.return_tribute and given:
+                self.pending.append((debt.dst, A.ASK_RETURN, len(given)))
+                self.returns[len(self.pending) - 1] = (debt.src, len(given))
+        self._ret_index = 0
+        self.stage = "return"
+        self._next()
+
+    def _next(self) -> None:
+        """Carry out the automatic steps until a seat must decide, or the play begins."""
+        while True:
+            if self.pending:
+                return
+            if self.stage == "return":
+                self.stage = "buy3"
+                if self.rules.bie3 and not self._buy3():
+                    return  # re-dealt: the new deal has run its own steps
+                self._queue_revolts()
+                continue
+            if self.stage == "revolt":
+                if len(self.revolted) >= 2:
+                    # §5.4: two or more revolutions void the deal (流局): re-deal, same leader.
+                    self.events.append(Event.make("void_deal", None))
+                    self._redeal()
+                    return
+                self.stage = "yaotou"
+                if self.revolted and self.rules.yaotou:
+                    self.pending.append((opposite(self.revolted[0]), A.ASK_YAOTOU, 0))
+                continue
+            if self.stage == "yaotou":
+                self.stage = "declare"
+                if self.rules.declare_point:
+                    # §5.5: each player may declare. The project asks neither a revolutionary
+                    # nor their 对头: that pair's outcome is settled by §9 already.
+                    fixed = {self.revolted[0], opposite(self.revolted[0])} if self.revolted else set()
+                    self.pending.extend(
+                        (s, A.ASK_DECLARE, 0) for s in range(6) if s not in fixed
+                    )
+                continue
+            if self.stage == "declare":
+                self._begin_play()
+                return
+
+    def _buy3(self) -> bool:
+        """§5.3; False when a re-deal happened instead."""
+        moves, forced, redeal = buy_threes(self.hands)
+        for kind, a, b, paid in moves:
+            if kind == "buy":
+                self.events.append(
+                    Event.make("bought_three", a, **{"from": b, "paid": _RANK_CHAR[paid]})
+                )
+            else:
+                self.events.append(Event.make("given_three", a, **{"from": b}))
+        if redeal or (forced and not self.rules.revolution):
+            self.events.append(Event.make("no_three", None))
+            self._redeal()
+            return False
+        for s in forced:
+            self.revolted.append(s)
+            self.events.append(Event.make("revolution", s, forced=True))
+        return True
+
+    def _queue_revolts(self) -> None:
+        self.stage = "revolt"
+        if not self.rules.revolution:
+            return
+        for s in range(6):
+            h = self.hands[s]
+            if s not in self.revolted and not (h[TWO] or h[SMALL] or h[BIG]):
+                self.pending.append((s, A.ASK_REVOLT, 0))
+
+    def _redeal(self) -> None:
+        self.redeals += 1
+        if self.redeals > MAX_REDEALS:
+            raise RuntimeError("too many re-deals")
+        self.pending = []
+        self._start()
+
+    def _begin_play(self) -> None:
+        if self.prev_leader is not None:
+            leader, reason = self.prev_leader, "daluo"  # §5.6: the previous 大落 leads
+        else:
+            leader, reason = first_leader(self.suited, self.rules.bie3, self.rng)
+        self.game = Game(
+            self.rules,
+            [tuple(h) for h in self.hands],
+            leader,
+            self.revolted,
+            self.declared,
+            self.yaotou,
+        )
+        ask = self.game.asked()
+        self.events.append(Event.make("leader", ask[0] if ask else leader, reason=reason))
+
+    # -- questions and actions ---------------------------------------------------------------
+    def asked(self) -> tuple[int, str] | None:
+        if self.game is not None or not self.pending:
+            return None
+        seat, ask, _ = self.pending[0]
+        return seat, ask
+
+    def options(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now."""
+        ask = self.asked()
+        if ask is None or ask[0] != seat:
+            return []
+        kind = ask[1]
+        if kind == A.ASK_REVOLT:
+            return [Action(seat, A.REVOLT), Action(seat, A.NO_REVOLT)]
+        if kind == A.ASK_YAOTOU:
+            return [Action(seat, A.YAOTOU), Action(seat, A.WUTOU)]
+        if kind == A.ASK_DECLARE:
+            return [Action(seat, A.DECLARE), Action(seat, A.NO_DECLARE)]
+        allowed, n = self._return_allowed()
+        ranks = [r for r in range(NRANKS) for _ in range(min(allowed[r], n))]
+        combos = sorted(set(itertools.combinations(ranks, n)))
+        return [Action(seat, A.RETURN, "".join(_RANK_CHAR[r] for r in c)) for c in combos]
+
+    def _return_allowed(self) -> tuple[Counts, int]:
+        seat, _, n = self.pending[0]
+        payer, _ = self.returns[self._ret_index]
+        allowed = return_choices(self.hands[seat], self.received[seat], self.hands[payer])
+        return allowed, min(n, sum(allowed))
+
+    def apply(self, action: Action) -> list[Event]:
+        ask = self.asked()
+        if ask is None or action.seat != ask[0]:
+            raise IllegalAction(A.NOT_YOUR_TURN, "It is not your turn.")
+        seat, kind = ask
+        expected = {
+            A.ASK_REVOLT: (A.REVOLT, A.NO_REVOLT),
+            A.ASK_YAOTOU: (A.YAOTOU, A.WUTOU),
+            A.ASK_DECLARE: (A.DECLARE, A.NO_DECLARE),
+            A.ASK_RETURN: (A.RETURN,),
+        }[kind]
+        if action.do not in expected:
+            raise IllegalAction(A.NOT_ASKED, f"{action.do!r} is not what you are asked for now.")
+        start = len(self.events)
+        if kind == A.ASK_RETURN:
+            self._return(seat, action.cards)
+        self.pending.pop(0)
+        if action.do == A.REVOLT:
+            self.revolted.append(seat)
+            self.events.append(Event.make("revolution", seat, forced=False))
+        elif action.do in (A.YAOTOU, A.WUTOU):
+            if action.do == A.YAOTOU:
+                self.yaotou.append(seat)
+            self.events.append(Event.make("yaotou", seat, choice=action.do))
+        elif action.do == A.DECLARE:
+            self.declared.append(seat)
+            self.events.append(Event.make("declared", seat))
+        self._next()
+        return self.events[start:]
+
+    def _return(self, seat: int, cards: str) -> None:
+        allowed, n = self._return_allowed()
+        try:
+            want = parse(cards)
+        except ValueError:
+            raise IllegalAction(A.BAD_RETURN, "Those are not cards.") from None
+        if sum(want) != n or any(w > a for w, a in zip(want, allowed, strict=True)):
+            raise IllegalAction(
+                A.BAD_RETURN,
+                f"Return {n} card(s) of ranks your payer holds, not ones you just received (§11).",
+                n=n,
+            )
+        payer, _ = self.returns[self._ret_index]
+        for r, k in enumerate(want):
+            self.hands[seat][r] -= k
+            self.hands[payer][r] += k
+        self._ret_index += 1
+        self.events.append(Event.make("tribute_returned", seat, to=payer, cards=fmt(want)))
+
+    def view(self, seat: int | None) -> SeatView:
+        ask = self.asked()
+        counts = tuple(sum(h) for h in self.hands)
+        status = tuple(REVOLTED if s in self.revolted else ACTIVE for s in range(6))
+        return SeatView(
+            rules=self.rules,
+            seat=seat,
+            phase="setup",
+            to_act=ask[0] if ask else None,
+            asked=ask[1] if ask else None,
+            hand=fmt(self.hands[seat]) if seat is not None else None,
+            top=None,
+            burning=None,
+            counts=tuple(c if c <= self.rules.counts_at else None for c in counts),
+            partner_hands=(None,) * 6,
+            status=status,
+            ranks=(None,) * 6,
+            opened=(False,) * 6,
+            headless=(False,) * 6,
+            passed=(),
+            revolted=tuple(self.revolted),
+            declared=tuple(self.declared),
+            yaotou=tuple(self.yaotou),
+            tributes=(),
+            score=(0, 0),
+        )
