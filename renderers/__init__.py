@@ -1,0 +1,38 @@
+"""Pure presentation: engine views and events in, ``str`` (Telegram HTML) or PNG ``bytes`` out.
+
+No Telegram imports and no I/O beyond reading the project's own ``data/`` (catalogs, the font),
+each read once and cached.
+"""
+
+from .announce import SILENT_EVENTS, describe_event, describe_events, game_over_text
+from .guide import help_text, rules_text
+from .hand_image import render_hand
+from .i18n import DEFAULT_LANG, LANGS, Catalog, t
+from .prompts import BUTTONS, button_text, prompt_text, refusal_text
+from .result_image import render_game_over
+from .table_image import render_table
+from .terms import card_text, rank_name, seat_name, tribute_name
+
+__all__ = [
+    "BUTTONS",
+    "DEFAULT_LANG",
+    "LANGS",
+    "SILENT_EVENTS",
+    "Catalog",
+    "button_text",
+    "card_text",
+    "describe_event",
+    "describe_events",
+    "game_over_text",
+    "help_text",
+    "prompt_text",
+    "rank_name",
+    "refusal_text",
+    "render_game_over",
+    "render_hand",
+    "render_table",
+    "rules_text",
+    "seat_name",
+    "t",
+    "tribute_name",
+]

@@ -1,0 +1,144 @@
+"""``python -m renderers bench | samples [DIR] | subset-font [FONT]``.
+
+``bench`` renders a 36-card hand and a table many times and prints, as its last line, JSON with
+the median times (ms) and sizes (bytes). ``samples`` writes ``hand.png``, ``table.png`` and
+``game_over.png`` (default ``data/samples/``). ``subset-font`` remakes the shipped CJK font.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.rules import STANDARD
+from engine.view import ACTIVE, FINISHED, SMOTHERED, Debt, SeatView, TopView
+
+from .hand_image import render_hand
+from .i18n import DATA_DIR
+from .result_image import render_game_over
+from .table_image import render_table
+
+SAMPLE_HAND = "BBS22AAKKKQQJJJT99988877766655544433"  # 36 cards
+SAMPLE_NAMES = ("老王", "Alice", "小李", "Bob", "张三丰", "<b>Eve</b>")
+
+
+def sample_view() -> SeatView:
+    """A mid-game table: seat 2 burning seat 5's 够级 play, seat 4 finished 头科, seat 1 opened."""
+    return SeatView(
+        rules=STANDARD,
+        seat=None,
+        phase="play",
+        to_act=3,
+        asked="answer",
+        hand=None,
+        top=TopView(seat=2, cards="BS222", gouji=True, burn=True),
+        burning=2,
+        counts=(14, 9, 7, None, 0, 12),
+        partner_hands=(None,) * 6,
+        status=(ACTIVE, ACTIVE, ACTIVE, ACTIVE, FINISHED, ACTIVE),
+        ranks=(None, None, None, None, 1, None),
+        opened=(False, True, False, False, True, False),
+        headless=(False,) * 6,
+        passed=(0,),
+        revolted=(),
+        declared=(),
+        yaotou=(),
+        tributes=(),
+        score=(0, 0),
+    )
+
+
+def sample_over() -> SeatView:
+    """A finished game: A takes 头科 二科 三科 (串三户); seat 5 smothered."""
+    return SeatView(
+        rules=STANDARD,
+        seat=None,
+        phase="over",
+        to_act=None,
+        asked=None,
+        hand=None,
+        top=None,
+        burning=None,
+        counts=(0, 3, 0, 5, 0, 6),
+        partner_hands=(None,) * 6,
+        status=(FINISHED, FINISHED, FINISHED, FINISHED, FINISHED, SMOTHERED),
+        ranks=(2, 4, 1, 5, 3, 6),
+        opened=(True, False, True, True, False, False),
+        headless=(False,) * 6,
+        passed=(),
+        revolted=(),
+        declared=(),
+        yaotou=(),
+        tributes=(
+            Debt(5, 2, "men", 1),
+            Debt(1, 4, "chuan", 1),
+            Debt(3, 0, "chuan", 1),
+            Debt(5, 2, "chuan", 1),
+        ),
+        score=(12, 0),
+    )
+
+
+def _time(fn: Callable[[], bytes], runs: int) -> tuple[float, int]:
+    fn()  # warm the caches
+    times = []
+    size = 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        size = len(fn())
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), size
+
+
+def bench(runs: int = 200) -> dict[str, float | int]:
+    view = sample_view()
+    hand_ms, hand_bytes = _time(lambda: render_hand(SAMPLE_HAND, "KKK"), runs)
+    table_ms, table_bytes = _time(lambda: render_table(view, SAMPLE_NAMES), max(runs // 4, 10))
+    over = sample_over()
+    over_ms, over_bytes = _time(lambda: render_game_over(over, SAMPLE_NAMES), max(runs // 4, 10))
+    return {
+        "hand_ms_median": round(hand_ms, 2),
+        "hand_bytes": hand_bytes,
+        "hand_cards": len(SAMPLE_HAND),
+        "table_ms_median": round(table_ms, 2),
+        "table_bytes": table_bytes,
+        "game_over_ms_median": round(over_ms, 2),
+        "game_over_bytes": over_bytes,
+    }
+
+
+def samples(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "hand.png").write_bytes(render_hand(SAMPLE_HAND, "KKK"))
+    (out / "table.png").write_bytes(render_table(sample_view(), SAMPLE_NAMES))
+    (out / "game_over.png").write_bytes(
+        render_game_over(sample_over(), SAMPLE_NAMES, match_score=(20, 8))
+    )
+    print(f"wrote {out}/hand.png, table.png, game_over.png")
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0] if argv else "bench"
+    if command == "bench":
+        runs = int(argv[1]) if len(argv) > 1 else 200
+        print(f"rendering a {len(SAMPLE_HAND)}-card hand {runs} times…")
+        print(json.dumps(bench(runs)))
+        return 0
+    if command == "samples":
+        samples(Path(argv[1]) if len(argv) > 1 else DATA_DIR / "samples")
+        return 0
+    if command == "subset-font":
+        from .fontsubset import main as subset_main
+
+        subset_main(argv[1:])
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

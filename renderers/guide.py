@@ -1,0 +1,59 @@
+"""Long texts: the ``/rules`` summary of a table's switches (RULES.md §13) and the help."""
+
+from __future__ import annotations
+
+import html
+
+from engine.rules import PRESETS, Rules
+
+from .i18n import Catalog, fit_message, lang_or_default
+
+
+def _switch_key(switch: str, value: object) -> tuple[str, dict[str, object]]:
+    """The catalog key (and parameters) describing one switch's value."""
+    if switch == "partner_cards_at":
+        return (
+            ("rules.partner_cards_at.never", {})
+            if value == 0
+            else (
+                "rules.partner_cards_at.n",
+                {"n": value},
+            )
+        )
+    if switch == "counts_at":
+        if isinstance(value, int) and value >= 36:
+            return "rules.counts_at.always", {}
+        if value == 0:
+            return "rules.counts_at.never", {}
+        return "rules.counts_at.n", {"n": value}
+    if isinstance(value, bool):
+        return f"rules.{switch}.{'on' if value else 'off'}", {}
+    return f"rules.{switch}.{value}", {}
+
+
+def rules_text(rules: Rules, lang: str = "zh") -> str:
+    """Every switch of RULES.md §13 in words, under the preset's name; switches that differ from
+    the preset are marked."""
+    lang = lang_or_default(lang)
+    cat = Catalog.load(lang)
+    seen: set[str] = set()
+    key = f"rules.preset.{rules.preset}"
+    preset = cat.text(key) if key in cat else html.escape(rules.preset)
+    if preset.lower() != rules.preset.lower():
+        preset = f"{preset} ({html.escape(rules.preset)})"
+    lines = [cat.text("rules.title", seen, preset=preset)]
+    changed = rules.differences() if rules.preset in PRESETS else {}
+    for switch, value in rules.switches().items():
+        key, params = _switch_key(switch, value)
+        text = cat.text(key, seen, **params)
+        if switch in changed:
+            text += cat.text("rules.changed", seen)
+        lines.append(text)
+    if changed:
+        lines.append(cat.text("rules.changed_note", seen))
+    return fit_message(lines, lang)
+
+
+def help_text(lang: str = "zh") -> str:
+    """How to play with the bot, for ``/help`` and ``/start``."""
+    return Catalog.load(lang).text("help.text")

@@ -1,0 +1,108 @@
+"""What a player reads in their DM: the turn prompt, refusals of illegal actions, button labels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine import actions as A
+from engine.view import SeatView, opposite
+
+from .i18n import Catalog, lang_or_default, placeholders
+from .terms import card_text, seat_name
+
+# Button labels: the keys of the ``btn.*`` messages (engine.actions "do" values plus UI-only ones).
+BUTTONS = (
+    "play",
+    "pass",
+    "yield",
+    "burn",
+    "no_burn",
+    "clear",
+    "hint",
+    "revolt",
+    "no_revolt",
+    "yaotou",
+    "wutou",
+    "declare",
+    "no_declare",
+    "return",
+)
+
+
+def button_text(button: str, lang: str = "zh") -> str:
+    """The label of a button (one of :data:`BUTTONS`): plain text, no HTML."""
+    return Catalog.load(lang).text(f"btn.{button}")
+
+
+def refusal_text(code: str, lang: str = "zh", **params: object) -> str:
+    """The sentence for a refusal code (engine.actions.CODES). With ``cards`` (and ``top`` for
+    ``cannot_beat``) in notation, the sentence names them."""
+    cat = Catalog.load(lang)
+    key = f"refuse.{code}" if f"refuse.{code}" in cat else "refuse.unknown"
+    detail = f"{key}.detail"
+    if detail in cat and placeholders(cat.template(detail)) <= params.keys():
+        shown = {
+            k: card_text(str(v), cat.lang) if k in ("cards", "top") else v
+            for k, v in params.items()
+        }
+        return cat.text(detail, **shown)
+    return cat.text(key)
+
+
+def prompt_text(view: SeatView, lang: str = "zh", names: Sequence[str] = ()) -> str:
+    """What the asked player is asked, for their DM (HTML). ``view`` is that player's view; with
+    ``names`` the prompt names other players, else it says ``N号位``."""
+    lang = lang_or_default(lang)
+    cat = Catalog.load(lang)
+    seen: set[str] = set()
+
+    def line(key: str, **params: object) -> str:
+        return cat.text(key, seen, **params)
+
+    def name(seat: int | None) -> str:
+        return seat_name(seat, names, lang)
+
+    if view.phase == "over":
+        return line("ask.over")
+    me = view.seat
+    if me is None or view.to_act != me:
+        return line("ask.wait", name=name(view.to_act))
+
+    lines: list[str] = []
+    top = view.top
+    owner = name(top.seat) if top is not None else "?"
+    cards = card_text(top.cards, lang) if top is not None else ""
+    asked = view.asked
+    if asked == A.ASK_LEAD or (asked in (A.ASK_ANSWER, A.ASK_LAST) and top is None):
+        lines.append(line("ask.lead.burning" if view.burning == me else "ask.lead"))
+    elif asked == A.ASK_ANSWER:
+        key = "ask.answer"
+        if top is not None and top.burn:
+            key = "ask.answer.burn"
+        elif top is not None and top.gouji:
+            key = "ask.answer.gouji"
+        lines.append(line(key, owner=owner, cards=cards))
+    elif asked == A.ASK_BURN:
+        lines.append(line("ask.burn", owner=owner, cards=cards))
+    elif asked == A.ASK_LAST:
+        lines.append(line("ask.last", cards=cards))
+    elif asked == A.ASK_REVOLT:
+        lines.append(line("ask.revolt"))
+    elif asked == A.ASK_YAOTOU:
+        lines.append(line("ask.yaotou", rev=name(opposite(me))))
+    elif asked == A.ASK_DECLARE:
+        lines.append(line("ask.declare", target=name(opposite(me))))
+    elif asked == A.ASK_RETURN:
+        lines.append(line("ask.return"))
+    else:
+        lines.append(line("ask.lead"))
+
+    if view.phase == "four_way":
+        lines.append(line("prompt.four_way"))
+    elif me < len(view.headless) and view.headless[me] and view.phase == "play":
+        lines.append(line("prompt.headless"))
+    if view.burning is not None and view.burning != me:
+        lines.append(line("prompt.burning_other", name=name(view.burning)))
+    if view.hand is not None:
+        lines.append(line("prompt.hand", n=len(view.hand), cards=card_text(view.hand, lang)))
+    return "\n".join(lines)
