@@ -1,0 +1,202 @@
+"""Announcements, prompts, /rules and help: the players' words, escaped, within Telegram's limit."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from engine import actions as A
+from engine.events import DEAL_EVENTS, PLAY_EVENTS, Event
+from engine.rules import CASUAL, PRESETS, QINGDAO, STANDARD
+from engine.view import Debt
+from renderers import (
+    card_text,
+    describe_event,
+    describe_events,
+    game_over_text,
+    help_text,
+    prompt_text,
+    rank_name,
+    rules_text,
+    t,
+)
+from renderers.__main__ import sample_over, sample_view
+from renderers.i18n import LANGS, MAX_MESSAGE
+
+NAMES = ("老王", "Alice", "小李", "Bob", "张三", "Eve")
+HOSTILE = '<script>alert("x")</script>&amp;'
+EVIL = (HOSTILE, "<b>bold</b>", "a&b", "{name}", "[烧]", "x" * 300)
+
+# One plausible event of every type, with the extra fields of RECORDS.md / engine/events.py.
+SAMPLES = {
+    "play": Event.make("play", 0, cards="QQQ", gouji=True),
+    "pass": Event.make("pass", 1),
+    "auto_pass": Event.make("auto_pass", 2),
+    "yield": Event.make("yield", 3),
+    "burn": Event.make("burn", 1, victim=0),
+    "burn_break": Event.make("burn_break", 4, burner=1),
+    "counter_burn": Event.make("counter_burn", 2, burner=1),
+    "burn_success": Event.make("burn_success", 2, victim=1, tribute=2),
+    "burn_fail": Event.make("burn_fail", 2),
+    "smothered": Event.make("smothered", 5, by=0),
+    "trick_won": Event.make("trick_won", 0),
+    "opened": Event.make("opened", 0),
+    "finished": Event.make("finished", 0, rank=1),
+    "wind": Event.make("wind", 1),
+    "four_way": Event.make("four_way", None),
+    "game_over": Event.make("game_over", None),
+    "dealt": Event.make("dealt", None, game=2),
+    "tribute_paid": Event.make("tribute_paid", 5, to=0, kind="luo", cards="B2"),
+    "tribute_returned": Event.make("tribute_returned", 0, to=5, cards="99"),
+    "bought_three": Event.make("bought_three", 1, **{"from": 4, "paid": "2"}),
+    "given_three": Event.make("given_three", 1, **{"from": 3}),
+    "revolution": Event.make("revolution", 4),
+    "void_deal": Event.make("void_deal", None),
+    "no_three": Event.make("no_three", None),
+    "yaotou": Event.make("yaotou", 1, choice="yaotou"),
+    "declared": Event.make("declared", 2),
+    "leader": Event.make("leader", 3, reason="fours"),
+}
+
+
+def test_samples_cover_every_event_type() -> None:
+    assert set(SAMPLES) == set(PLAY_EVENTS + DEAL_EVENTS)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("kind", PLAY_EVENTS + DEAL_EVENTS)
+def test_every_event_is_described(lang: str, kind: str) -> None:
+    text = describe_event(SAMPLES[kind], NAMES, lang)
+    assert text and "{" not in text and "[" not in text
+    if SAMPLES[kind].seat is not None:
+        assert NAMES[SAMPLES[kind].seat] in text
+
+
+def test_key_chinese_terms() -> None:
+    zh = {k: describe_event(e, NAMES, "zh") or "" for k, e in SAMPLES.items()}
+    assert "烧牌" in zh["burn"] and "解烧" in zh["burn_break"] and "反烧" in zh["counter_burn"]
+    assert "闷" in zh["smothered"] and "开点" in zh["opened"] and "走科" in zh["finished"]
+    assert "头科" in zh["finished"] and "接风" in zh["wind"] and "四户乱缠" in zh["four_way"]
+    assert "革命" in zh["revolution"] and "流局" in zh["void_deal"] and "要头" in zh["yaotou"]
+    assert "宣点" in zh["declared"] and "诈烧" in zh["burn_fail"] and "落贡" in zh["tribute_paid"]
+    assert "张三" in zh["burn_break"] or "Alice" in zh["burn_break"]
+
+
+def test_english_brackets_the_chinese_term_once() -> None:
+    text = describe_events([SAMPLES["burn"], SAMPLES["burn_success"]], NAMES, "en")
+    assert text.count("(烧)") == 1 and "burns (烧)" in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_hostile_names_are_escaped(lang: str) -> None:
+    names = EVIL
+    events = [SAMPLES[k] for k in SAMPLES if k != "auto_pass"]
+    text = describe_events(events, names, lang, view=sample_over())
+    assert "<script>" not in text and "&lt;script&gt;" in text
+    assert "<b>bold</b>" not in text and "&lt;b&gt;bold" in text
+    assert "a&amp;b" in text and "{name}" in text  # placeholders in a name are left alone
+    for e in events:
+        line = describe_event(e, names, lang) or ""
+        assert "<script>" not in line
+    view = dataclasses.replace(sample_view(), seat=0, to_act=0, asked=A.ASK_ANSWER, hand="KK")
+    assert "<script>" not in prompt_text(view, lang, names)
+
+
+def test_auto_passes_fold_into_one_line() -> None:
+    events = [Event.make("play", 0, cards="9", gouji=False)] + [
+        Event.make("auto_pass", s) for s in (1, 2, 3, 4, 5)
+    ]
+    text = describe_events(events, NAMES, "zh")
+    assert text.count("\n") == 1 and "Alice、小李、Bob、张三、Eve 要不起" in text
+
+
+def test_finished_after_a_fault_is_a_placing() -> None:
+    events = [
+        Event.make("play", 0, cards="KK", gouji=True),
+        Event.make("smothered", 5, by=0),
+        Event.make("finished", 5, rank=6),
+    ]
+    text = describe_events(events, NAMES, "zh")
+    assert "Eve 定为 大落" in text and "走科" not in text
+    gone = describe_events(
+        [Event.make("play", 0, cards="33"), Event.make("finished", 0, rank=1)], NAMES, "zh"
+    )
+    assert "走科" in gone
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_messages_fit_telegram(lang: str) -> None:
+    names = tuple("&" * 64 for _ in range(6))
+    events = [e for _ in range(40) for e in SAMPLES.values()]
+    text = describe_events(events, names, lang, view=sample_over(), match_score=(10, 20))
+    assert len(text) <= MAX_MESSAGE
+    assert text.splitlines()[-1]  # the latest lines are kept
+    for rules in PRESETS.values():
+        assert len(rules_text(rules, lang)) <= MAX_MESSAGE
+    assert len(help_text(lang)) <= MAX_MESSAGE
+    assert len(game_over_text(sample_over(), names, lang)) <= MAX_MESSAGE
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_game_over_text(lang: str) -> None:
+    text = game_over_text(sample_over(), NAMES, lang, match_score=(20, 8))
+    for rank in range(1, 7):
+        assert rank_name(rank, lang) in text
+    assert "串三户" in text and "+12" in text and "20" in text
+    assert t(lang, "tribute.men").split(" [")[0] in text
+
+
+def test_game_over_lists_tributes_in_chinese() -> None:
+    view = dataclasses.replace(
+        sample_over(), tributes=(Debt(3, 0, "dian", 2), Debt(4, 1, "shao", 1))
+    )
+    text = game_over_text(view, NAMES, "zh")
+    assert "Bob → 老王：点贡 2 张" in text and "张三 → Alice：烧贡 1 张" in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("ask", [getattr(A, n) for n in dir(A) if n.startswith("ASK_")])
+def test_prompt_for_every_ask(lang: str, ask: str) -> None:
+    view = dataclasses.replace(sample_view(), seat=3, to_act=3, asked=ask, hand="BB2299")
+    text = prompt_text(view, lang, NAMES)
+    assert text and "{" not in text and "[" not in text
+    assert "9" in text  # the hand is listed
+
+
+def test_prompt_words() -> None:
+    base = dataclasses.replace(sample_view(), seat=3, to_act=3, hand="KK")
+    burn = prompt_text(dataclasses.replace(base, asked=A.ASK_BURN, burning=None), "zh", NAMES)
+    assert "烧" in burn and "小李" in burn
+    lead = prompt_text(
+        dataclasses.replace(base, asked=A.ASK_LEAD, top=None, burning=3), "zh", NAMES
+    )
+    assert "烧牌" in lead and "带王" in lead
+    wait = prompt_text(dataclasses.replace(base, to_act=1), "zh", NAMES)
+    assert "Alice" in wait
+    assert "号位" in prompt_text(dataclasses.replace(base, asked=A.ASK_DECLARE), "zh")
+
+
+def test_rules_text_names_preset_and_every_switch() -> None:
+    zh = rules_text(STANDARD, "zh")
+    assert "标准" in zh and "憋3" in zh and "烧牌" in zh and "让牌" in zh and "宣点" in zh
+    assert "要头" in zh and "看联邦牌" in zh and "报牌" in zh and "还贡" in zh
+    assert len(zh.splitlines()) == 1 + len(STANDARD.switches())
+    en = rules_text(CASUAL.with_switches({"bie3": True}), "en")
+    assert "casual" in en and "(changed)" in en and "always shown" in en
+    assert "青岛" in rules_text(QINGDAO, "zh")
+
+
+def test_card_text() -> None:
+    assert card_text("BB22999", "zh") == "大王×2 2×2 9×3"
+    assert card_text("9992B2", "en") == "big joker 2×2 9×3"
+    assert card_text("T", "zh") == "10"
+    assert rank_name(1, "zh") == "头科" and rank_name(6, "zh") == "大落"
+    assert rank_name(5, "en") == "5th (二落)"
+    with pytest.raises(ValueError):
+        rank_name(0, "zh")
+
+
+def test_help_mentions_the_terms() -> None:
+    assert "对头" in help_text("zh") and "够级" in help_text("zh")
+    assert "(对头)" in help_text("en")
