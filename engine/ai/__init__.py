@@ -1,0 +1,12 @@
+"""AI players (RULES.md throughout): easy (random legal), normal (heuristic), hard (search).
+
+One entry point, :func:`decide`, for filling empty seats, 托管, turn timeouts and hints::
+
+    d = decide(match, seat, "normal", random.Random(7))
+    match.apply(d.action)   # d.reason is a code of REASONS, d.params its parameters
+"""
+
+from .decision import DEFAULT_BUDGET_MS, LEVELS, Decision, decide
+from .reasons import REASONS
+
+__all__ = ["DEFAULT_BUDGET_MS", "LEVELS", "REASONS", "Decision", "decide"]

@@ -1,0 +1,71 @@
+"""The 'normal' player's deal-phase decisions (RULES.md §5.4 革命 and 要头, §5.5 宣点,
+§11 还贡), judged on the seat's own hand only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import actions as A
+from ..actions import Action
+from ..cards import ACE, BIG, KING, NRANKS, SMALL, THREE, TWO, parse
+from ..plays import GOUJI_THRESHOLD
+
+# A hand without 2s or jokers revolts unless it holds at least this many aces and kings.
+REVOLT_BELOW = 6
+
+
+def gouji_groups(hand: Sequence[int]) -> int:
+    """Groups that are 够级 on their own (§4), plus each 2 or joker (each can make one)."""
+    n = sum(1 for r, need in GOUJI_THRESHOLD.items() if r != TWO and hand[r] >= need)
+    return n + hand[TWO] + hand[SMALL] + hand[BIG]
+
+
+def strength(hand: Sequence[int]) -> float:
+    """A rough worth of a hand: control cards, high cards, few groups to lead."""
+    groups = sum(1 for r in range(THREE + 1, TWO) if hand[r])
+    return (
+        3.0 * hand[BIG]
+        + 2.0 * hand[SMALL]
+        + 1.2 * hand[TWO]
+        + 0.5 * hand[ACE]
+        + 0.3 * hand[KING]
+        + 1.0 * gouji_groups(hand)
+        - 0.8 * groups
+    )
+
+
+def decide_deal(ask: str, hand: Sequence[int], options: list[Action]) -> tuple[Action, str]:
+    """The action for a deal-phase ask, and its reason code."""
+    seat = options[0].seat
+    if ask == A.ASK_REVOLT:
+        if hand[ACE] + hand[KING] < REVOLT_BELOW:
+            return Action(seat, A.REVOLT), "revolt_weak"
+        return Action(seat, A.NO_REVOLT), "keep_playing"
+    if ask == A.ASK_YAOTOU:
+        if gouji_groups(hand) >= 6:
+            return Action(seat, A.YAOTOU), "yaotou_strong"
+        return Action(seat, A.WUTOU), "take_wutou"
+    if ask == A.ASK_DECLARE:
+        if strength(hand) >= 14.0:
+            return Action(seat, A.DECLARE), "declare_strong"
+        return Action(seat, A.NO_DECLARE), "no_declare"
+    best = min(options, key=lambda a: return_cost(hand, parse(a.cards)))
+    return best, "return_low"
+
+
+def return_cost(hand: Sequence[int], give: Sequence[int]) -> float:
+    """What giving ``give`` back (还贡, §11) costs: control cards dear, high ranks dearer than
+    low, and emptying a rank (one group fewer to lead) a gain."""
+    cost = 0.0
+    for r in range(NRANKS):
+        n = give[r]
+        if not n:
+            continue
+        if r >= TWO:
+            cost += 10.0 * n
+            continue
+        cost += 0.1 * r * n
+        cost += -1.0 if hand[r] == n else 0.3
+        if r == THREE and hand[r] == n:
+            cost += 5.0  # without a 3 this seat would have to buy one with a 2 (§5.3)
+    return cost

@@ -1,0 +1,121 @@
+"""What one seat knows during play: its own hand, the public table, and card counting.
+
+Everything here is built from the seat's :class:`~engine.view.SeatView` and the public log of
+plays (``Game.log``: every play is seen by the whole table) — never from other seats' hands.
+The hidden cards (``pool``) are the 216 of four decks minus the seat's own hand minus every card
+played so far; per-seat card counts follow from each seat's starting count minus its plays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .. import actions as A
+from ..actions import Action
+from ..cards import DECK_COUNTS, NRANKS, THREE, parse
+from ..events import Event
+from ..plays import Play
+from ..rules import Rules
+from ..view import ACTIVE, SeatView
+
+START_COUNT = 36  # §1: cards dealt to each seat
+
+
+@dataclass
+class Knowledge:
+    """The deciding seat's picture of the play phase (mutable lists, owned by the caller)."""
+
+    seat: int
+    rules: Rules
+    ask: str
+    hand: list[int]  # own live hand, counts by rank
+    top_seat: int | None
+    top: Play | None
+    top_gouji: bool
+    top_burn: bool
+    burning: int | None
+    four_way: bool
+    counts: list[int]  # live cards per seat (0 once a seat is out of play)
+    active: list[bool]
+    passed: frozenset[int]
+    opened: list[bool]
+    headless: list[bool]
+    pool: list[int]  # hidden cards: other live hands and dead cards, counts by rank
+    threes_played: list[bool]  # per seat: has played its 3s (so holds none)
+
+    @property
+    def bound(self) -> bool:
+        """§8: this seat is bound by 憋3 (holds a 3)."""
+        return self.rules.bie3 and self.hand[THREE] > 0
+
+
+def start_counts(events: Iterable[Event] = ()) -> list[int]:
+    """Cards each seat holds when play starts: 36, moved by the public tribute exchange (§11;
+    ``tribute_paid`` and ``tribute_returned`` events of the deal). 买3 swaps one for one."""
+    counts = [START_COUNT] * 6
+    for e in events:
+        if e.type in ("tribute_paid", "tribute_returned") and e.seat is not None:
+            n = len(str(e.get("cards", "") or ""))
+            dst = e.get("to")
+            if isinstance(dst, int):
+                counts[e.seat] -= n
+                counts[dst] += n
+    return counts
+
+
+def played_cards(log: Sequence[Action]) -> tuple[list[int], list[list[int]]]:
+    """All cards played so far, and per seat (from the public log of actions)."""
+    total = [0] * NRANKS
+    per_seat = [[0] * NRANKS for _ in range(6)]
+    for act in log:
+        if act.do == A.PLAY:
+            c = parse(act.cards)
+            mine = per_seat[act.seat]
+            for r in range(NRANKS):
+                if c[r]:
+                    total[r] += c[r]
+                    mine[r] += c[r]
+    return total, per_seat
+
+
+def from_view(
+    view: SeatView, log: Sequence[Action], starts: Sequence[int] | None = None
+) -> Knowledge:
+    """The knowledge of ``view.seat`` from its view and the public log of the game."""
+    seat = view.seat
+    assert seat is not None and view.hand is not None
+    hand = list(parse(view.hand))
+    total, per_seat = played_cards(log)
+    starts = list(starts) if starts is not None else [START_COUNT] * 6
+    pool = [DECK_COUNTS[r] - hand[r] - total[r] for r in range(NRANKS)]
+    active = [st == ACTIVE for st in view.status]
+    counts: list[int] = []
+    for s in range(6):
+        if not active[s]:
+            counts.append(0)
+        elif s == seat:
+            counts.append(sum(hand))
+        else:
+            shown = view.counts[s]
+            counts.append(shown if shown is not None else max(starts[s] - sum(per_seat[s]), 0))
+    top = view.top
+    return Knowledge(
+        seat=seat,
+        rules=view.rules,
+        ask=view.asked or "",
+        hand=hand,
+        top_seat=top.seat if top else None,
+        top=Play.parse(top.cards) if top else None,
+        top_gouji=top.gouji if top else False,
+        top_burn=top.burn if top else False,
+        burning=view.burning,
+        four_way=view.phase == "four_way",
+        counts=counts,
+        active=active,
+        passed=frozenset(view.passed),
+        opened=list(view.opened),
+        headless=list(view.headless),
+        pool=[max(p, 0) for p in pool],
+        threes_played=[per_seat[s][THREE] > 0 for s in range(6)],
+    )

@@ -1,0 +1,241 @@
+"""The 'normal' player of the play phase: a heuristic club player (RULES.md §6–§8, §12).
+
+A hand is seen as *groups* (all cards of one rank, 3s apart under 憋3) plus *control* cards
+(2s and jokers). It leads its lowest group, keeps control cards to beat with and to carry its last
+play before the 3s safely, answers opponents with whole groups when that is cheap, fights harder
+against its 对头's 够级 plays and against players about to finish, never beats its teammates,
+burns only when the duty can be met, and never makes a penultimate play it expects to be beaten.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .. import actions as A
+from ..cards import BIG, NRANKS, SMALL, THREE, TWO
+from ..game import duty_feasible
+from ..plays import Play, as_play
+from ..view import opposite, team
+from .estimate import beat_chance, likely_penultimate
+from .knowledge import Knowledge
+
+# Costs of spending one control card in an answer, and the value of a group by rank (J..A).
+COST_TWO, COST_SMALL, COST_BIG = 2.5, 4.0, 6.0
+RANK_VALUE = (0, 0, 0, 0, 0, 0, 0, 0.2, 0.4, 0.7, 1.0, 1.4, 0, 0, 0)
+SAFE = 0.15  # a penultimate play is made when the chance it is beaten is below this
+
+
+@dataclass
+class Choice:
+    """A chosen play-phase action: ``do`` (play/pass/yield), the play, and the reason."""
+
+    do: str
+    play: Play | None
+    reason: str
+    params: dict[str, str] = field(default_factory=dict)
+
+
+def _play(p: Play, reason: str) -> Choice:
+    return Choice(A.PLAY, p, reason, {"cards": str(p)})
+
+
+def _group(rank: int, n: int) -> Play:
+    c = [0] * NRANKS
+    c[rank] = n
+    return Play(tuple(c))
+
+
+def body_ranks(hand: list[int], bound: bool) -> list[int]:
+    """Ranks below 2 held, the 3s left out when they are bound to go last (§8)."""
+    return [r for r in range(TWO) if hand[r] and not (bound and r == THREE)]
+
+
+def rest_without_threes(hand: list[int], bound: bool) -> list[int]:
+    rest = list(hand)
+    if bound:
+        rest[THREE] = 0
+    return rest
+
+
+def _minus(hand: list[int], p: Play) -> list[int]:
+    return [h - c for h, c in zip(hand, p.counts, strict=True)]
+
+
+def decide_play(
+    k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.Random
+) -> Choice:
+    """The normal level's action for the asked seat (``plays`` are the engine's offered plays)."""
+    if k.ask == A.ASK_LEAD:
+        if k.burning == k.seat:
+            return _burn_lead(k, plays)
+        return _lead(k, rng)
+    if k.ask == A.ASK_BURN:
+        return _burn(k, plays, rng)
+    return _answer(k, plays, can_yield, rng)
+
+
+# -- leading ---------------------------------------------------------------------------------
+def _lead(k: Knowledge, rng: random.Random) -> Choice:
+    h = k.hand
+    bound = k.bound
+    rest = rest_without_threes(h, bound)
+    if sum(rest) == 0:
+        return _play(_group(THREE, h[THREE]), "lead_threes")
+    whole = as_play(tuple(rest))
+    if whole is not None:
+        if not bound:
+            return _play(whole, "go_out")
+        return _last_before_threes(k, rest, whole, rng)
+    body = body_ranks(h, bound)
+    if (
+        k.rules.open_point
+        and not k.opened[k.seat]
+        and not k.four_way
+        and not k.headless[k.seat]
+        and len(body) <= 6
+    ):
+        kd = [r for r in body if _group(r, h[r]).kaidian]
+        if kd:
+            return _play(_group(kd[0], h[kd[0]]), "open_point")
+    # Lead the lowest group; the 2s and jokers stay for control (and are never in ``body``).
+    r = body[0]
+    return _play(_group(r, h[r]), "lead_low")
+
+
+def _last_before_threes(k: Knowledge, rest: list[int], whole: Play, rng: random.Random) -> Choice:
+    """Everything but the 3s is one play: lead it if it should stand (else 闷, §8); otherwise
+    lead a part and keep the strongest part (control cards) as the last play before the 3s."""
+    risk = beat_chance(k, whole, rng)
+    if risk < SAFE:
+        return _play(whole, "safe_penultimate")
+    ctrl = [rest[TWO], rest[SMALL], rest[BIG]]
+    has_body = any(rest[r] for r in range(TWO))
+    if any(ctrl) and has_body:
+        keep = [0] * NRANKS
+        keep[TWO], keep[SMALL], keep[BIG] = ctrl
+        finisher = Play(tuple(keep))
+        if beat_chance(k, finisher, rng) + 0.1 < risk:
+            lead = as_play(tuple(r - c for r, c in zip(rest, keep, strict=True)))
+            if lead is not None:
+                return _play(lead, "keep_winner")
+    return _play(whole, "keep_threes")
+
+
+def _burn_lead(k: Knowledge, plays: tuple[Play, ...]) -> Choice:
+    """§7: a burner leads a joker each time until the lead that empties the hand."""
+    h = k.hand
+    bound = k.bound
+    best: tuple[tuple[int, int, int], Play] | None = None
+    for p in plays:
+        after = _minus(h, p)
+        left = sum(after)
+        if left and not duty_feasible(after, bound and after[THREE] > 0):
+            continue
+        sh = p.shape
+        # empty the hand first; then shed the lowest group with the smallest joker
+        key = (0 if left == 0 or (bound and left == after[THREE]) else 1, sh.base, sh.big)
+        if best is None or key < best[0]:
+            best = (key, p)
+    chosen = best[1] if best else min(plays, key=lambda p: (p.shape.big, p.shape.base))
+    return _play(chosen, "burn_lead")
+
+
+# -- answering -------------------------------------------------------------------------------
+def answer_cost(h: list[int], p: Play, bound: bool) -> float:
+    """How much an answer spends: control cards, broken groups, high ranks; minus what it sheds."""
+    c = p.counts
+    cost = c[TWO] * COST_TWO + c[SMALL] * COST_SMALL + c[BIG] * COST_BIG
+    base = p.shape.base
+    if 0 <= base < TWO:
+        left = h[base] - c[base]
+        cost += RANK_VALUE[base]
+        cost += -2.0 if left == 0 else 1.0
+    if bound and c[BIG] and h[BIG] == c[BIG]:
+        cost += 3.0  # the last big joker is the safest carrier of the last play before the 3s
+    return cost - 0.3 * p.size
+
+
+def _threshold(k: Knowledge, owner: int) -> tuple[float, str]:
+    """How much this seat will spend to beat the top, and why."""
+    if likely_penultimate(k, owner):
+        return 100.0, "smother"
+    if k.counts[owner] <= 5:
+        return 7.0, "stop_runner"
+    if k.top_gouji and opposite(k.seat) == owner:
+        return 3.0, "stop_opposite_gouji"
+    if k.top_burn:
+        return 5.0, "break_burn"
+    return -0.5, "beat_cheap"
+
+
+def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.Random) -> Choice:
+    owner = k.top_seat
+    assert owner is not None
+    if team(owner) == team(k.seat):
+        return Choice(A.PASS, None, "pass_teammate")
+    h = k.hand
+    bound = k.bound
+    limit, why = _threshold(k, owner)
+    for p in plays:
+        if sum(p.counts) == sum(h):
+            return _play(p, "go_out")
+    ranked = sorted(plays, key=lambda p: answer_cost(h, p, bound))
+    for p in ranked:
+        cost = answer_cost(h, p, bound)
+        after = _minus(h, p)
+        left = sum(after)
+        if cost > limit:
+            break
+        if bound and left == after[THREE] and beat_chance(k, p, rng, gouji=False) >= SAFE:
+            continue  # §8: this would be a penultimate play likely to be beaten (闷)
+        if can_yield and why == "beat_cheap" and _teammate_to_come(k):
+            return Choice(A.YIELD, None, "yield_to_team")
+        return _play(p, why)
+    if ranked and bound:
+        p = ranked[0]
+        after = _minus(h, p)
+        if sum(after) == after[THREE] and answer_cost(h, p, bound) <= limit:
+            return Choice(A.PASS, None, "avoid_smother")
+    return Choice(A.PASS, None, "pass_save")
+
+
+def _teammate_to_come(k: Knowledge) -> bool:
+    """A teammate still entitled to answer this trick after this seat, with fewer cards."""
+    me = k.seat
+    for s in (me + 2, me + 4):
+        m = s % 6
+        if k.active[m] and m not in k.passed and k.counts[m] < k.counts[me]:
+            return True
+    return False
+
+
+# -- burning (§7) ----------------------------------------------------------------------------
+def _burn(k: Knowledge, plays: tuple[Play, ...], rng: random.Random) -> Choice:
+    owner = k.top_seat
+    assert owner is not None
+    if team(owner) == team(k.seat):
+        return Choice(A.PASS, None, "no_burn_teammate")
+    h = k.hand
+    bound = k.bound
+    smother = likely_penultimate(k, owner)
+    best: tuple[float, Play] | None = None
+    for p in plays:
+        after = _minus(h, p)
+        left = sum(after)
+        if left == 0:
+            return _play(p, "go_out")
+        after_bound = bound and after[THREE] > 0
+        if not duty_feasible(after, after_bound):
+            continue
+        groups = len(body_ranks(after, after_bound))
+        if groups > 3 and not smother:
+            continue
+        if after_bound and left == after[THREE] and beat_chance(k, p, rng, gouji=False) >= SAFE:
+            continue
+        cost = answer_cost(h, p, bound) + groups
+        if best is None or cost < best[0]:
+            best = (cost, p)
+    if best is None:
+        return Choice(A.PASS, None, "burn_infeasible")
+    return _play(best[1], "smother" if smother else "burn_feasible")
