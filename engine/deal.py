@@ -31,9 +31,7 @@ def deal_hands(rng: random.Random) -> list[Counts]:
     return [counts_of(h) for h in deal(rng)]
 
 
-def first_leader(
-    hands: Sequence[SuitedHand], bie3: bool, rng: random.Random
-) -> tuple[int, str]:
+def first_leader(hands: Sequence[SuitedHand], bie3: bool, rng: random.Random) -> tuple[int, str]:
     """§5.6, game 1: the most same-suit 4s (憋3 on) or 3s (off), at least two; ties to the seat
     reached first counterclockwise from seat 0; nobody → a seat drawn at random."""
     rank = FOUR if bie3 else THREE
@@ -59,9 +57,7 @@ def highest_tribute_card(hand: Sequence[int], received: Sequence[int]) -> int | 
     return None
 
 
-def pay_debt(
-    hands: list[list[int]], received: list[list[int]], debt: Debt
-) -> list[int]:
+def pay_debt(hands: list[list[int]], received: list[list[int]], debt: Debt) -> list[int]:
     """Carry out one debt (§11) on mutable hands; the ranks of the cards actually given."""
     given: list[int] = []
     for _ in range(debt.cards):

@@ -1,4 +1,4 @@
-"""Events: the only output of the engine (RECORDS.md "events"); renderers and the bot consume them."""
+"""Events: the only output of the engine (RECORDS.md "events"), read by renderers and the bot."""
 
 from __future__ import annotations
 

@@ -249,7 +249,9 @@ class Game:
         try:
             counts = parse(cards)
         except ValueError:
-            raise IllegalAction(A.NOT_A_PLAY, f"{cards!r} is not written in card notation.") from None
+            raise IllegalAction(
+                A.NOT_A_PLAY, f"{cards!r} is not written in card notation."
+            ) from None
         hand = self.hands[seat]
         if any(c > h for c, h in zip(counts, hand, strict=True)):
             raise IllegalAction(A.NOT_IN_HAND, f"You do not hold {fmt(counts) or 'those cards'}.")
@@ -268,8 +270,10 @@ class Game:
                     "Under 憋3 your 3s go last, all together and alone (§3, §8).",
                 )
         if ask == A.ASK_LEAD:
-            if self.burning == seat and not (counts[SMALL] or counts[BIG]) and sum(counts) < sum(
-                hand
+            if (
+                self.burning == seat
+                and not (counts[SMALL] or counts[BIG])
+                and sum(counts) < sum(hand)
             ):
                 raise IllegalAction(
                     A.BURN_DUTY,
@@ -346,9 +350,7 @@ class Game:
             assert self.burn_victim is not None
             self.shao.append((self.burn_victim, seat, self.burn_tribute))
             events.append(
-                Event.make(
-                    "burn_success", seat, victim=self.burn_victim, tribute=self.burn_tribute
-                )
+                Event.make("burn_success", seat, victim=self.burn_victim, tribute=self.burn_tribute)
             )
             self.burning = None  # its last play is an ordinary top: beating it is no 反烧
         if left == 0:

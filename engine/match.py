@@ -6,13 +6,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from . import actions as A
 from .actions import Action, IllegalAction
 from .events import Event
 from .game import Game, Legal
 from .rules import Rules
 from .setup import Setup
 from .view import Debt, SeatView
-from . import actions as A
 
 
 @dataclass
@@ -89,16 +89,19 @@ class Match:
         if self.setup is None:
             raise IllegalAction(A.NOT_YOUR_TURN, "No game is running.")
         g = self.setup.game
-        if g is None:
-            events = self.setup.apply(action)
-        else:
-            events = g.apply(action)
+        events = self.setup.apply(action) if g is None else g.apply(action)
         g = self.setup.game
-        if g is not None and g.over and (not self.history or self.history[-1].number != self.number):
+        if (
+            g is not None
+            and g.over
+            and (not self.history or self.history[-1].number != self.number)
+        ):
             a, b = g.score()
             self.totals[0] += a
             self.totals[1] += b
-            self.history.append(GameSummary(self.number, tuple(g.ranks), (a, b), tuple(g.tributes())))
+            self.history.append(
+                GameSummary(self.number, tuple(g.ranks), (a, b), tuple(g.tributes()))
+            )
         return events
 
     def view(self, seat: int | None) -> SeatView:

@@ -14,6 +14,7 @@ from .cards import (
     QUEEN,
     SMALL,
     TEN,
+    THREE,
     TWO,
     Counts,
     fmt,

@@ -126,10 +126,10 @@ def debts(
         # §11 落贡: 大落 → 头科 2 cards, 二落 → 二科 1; waived between teammates.
         seat_of = {r: s for s, r in enumerate(ranks) if r is not None}
         for payer_rank, taker_rank, n in ((6, 1, 2), (5, 2, 1)):
-            src, dst = seat_of.get(payer_rank), seat_of.get(taker_rank)
-            if src is None or dst is None:
+            payer, taker = seat_of.get(payer_rank), seat_of.get(taker_rank)
+            if payer is None or taker is None:
                 continue
-            if rules.waive_team_tribute and team(src) == team(dst):
+            if rules.waive_team_tribute and team(payer) == team(taker):
                 continue
-            out.append(Debt(src, dst, "luo", n))
+            out.append(Debt(payer, taker, "luo", n))
     return out

@@ -37,10 +37,14 @@ class Record:
         )
 
     def to_json(self) -> dict[str, Any]:
-        rules: Any = self.rules.preset if not self.rules.differences() else {
-            "preset": self.rules.preset,
-            **self.rules.differences(),
-        }
+        rules: Any = (
+            self.rules.preset
+            if not self.rules.differences()
+            else {
+                "preset": self.rules.preset,
+                **self.rules.differences(),
+            }
+        )
         return {
             "rules": rules,
             "hands": list(self.hands),
@@ -100,7 +104,9 @@ def parse_record(obj: Any) -> Record:
         hands.append(fmt(counts))
     for r, (have, most) in enumerate(zip(total, DECK_COUNTS, strict=True)):
         if have > most:
-            raise BadRecord(f"impossible cards: {have} of {fmt(tuple(int(i == r) for i in range(NRANKS)))}")
+            raise BadRecord(
+                f"impossible cards: {have} of {fmt(tuple(int(i == r) for i in range(NRANKS)))}"
+            )
     leader = _seat(obj.get("leader"), "leader")
     revolted = _seats(obj, "revolted")
     declared = _seats(obj, "declared")
@@ -133,9 +139,10 @@ def parse_record(obj: Any) -> Record:
             raise BadRecord(f"action {k}: do must be play, pass or yield")
         cards = ""
         if do == A.PLAY:
-            cards = a.get("cards")
-            if not isinstance(cards, str):
+            raw = a.get("cards")
+            if not isinstance(raw, str):
                 raise BadRecord(f"action {k}: a play needs its cards")
+            cards = raw
             try:
                 parse(cards)
             except NotationError as e:

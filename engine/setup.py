@@ -11,7 +11,7 @@ from . import actions as A
 from .actions import Action, IllegalAction
 from .cards import BIG, NRANKS, SMALL, TWO, Counts, fmt, parse
 from .deal import SuitedHand, buy_threes, counts_of, deal, first_leader, pay_debt, return_choices
-from .events import Event
+from .events import Event, EventValue
 from .game import Game
 from .rules import Rules
 from .view import ACTIVE, REVOLTED, Debt, SeatView, opposite
@@ -30,8 +30,11 @@ class Setup:
         number: int = 1,
         debts: Sequence[Debt] = (),
         leader: int | None = None,
+        deals: Sequence[Sequence[SuitedHand]] = (),
     ) -> None:
+        """``deals`` (tests, puzzles): deals to use, in order, before shuffling new ones."""
         self.rules = rules
+        self._deals = [list(d) for d in deals]
         self.rng = rng
         self.number = number
         self.debts = tuple(debts) if rules.tribute != "off" else ()
@@ -43,7 +46,9 @@ class Setup:
 
     # -- the steps -----------------------------------------------------------------------------
     def _start(self) -> None:
-        self.suited: list[SuitedHand] = deal(self.rng)
+        self.suited: list[SuitedHand] = (
+            [list(h) for h in self._deals.pop(0)] if self._deals else deal(self.rng)
+        )
         self.hands: list[list[int]] = [list(counts_of(h)) for h in self.suited]
         self.received = [[0] * NRANKS for _ in range(6)]
         self.revolted: list[int] = []
@@ -97,10 +102,10 @@ class Setup:
                 if self.rules.declare_point:
                     # §5.5: each player may declare. The project asks neither a revolutionary
                     # nor their 对头: that pair's outcome is settled by §9 already.
-                    fixed = {self.revolted[0], opposite(self.revolted[0])} if self.revolted else set()
-                    self.pending.extend(
-                        (s, A.ASK_DECLARE, 0) for s in range(6) if s not in fixed
+                    fixed = (
+                        {self.revolted[0], opposite(self.revolted[0])} if self.revolted else set()
                     )
+                    self.pending.extend((s, A.ASK_DECLARE, 0) for s in range(6) if s not in fixed)
                 continue
             if self.stage == "declare":
                 self._begin_play()
@@ -111,9 +116,8 @@ class Setup:
         moves, forced, redeal = buy_threes(self.hands)
         for kind, a, b, paid in moves:
             if kind == "buy":
-                self.events.append(
-                    Event.make("bought_three", a, **{"from": b, "paid": _RANK_CHAR[paid]})
-                )
+                extra: dict[str, EventValue] = {"from": b, "paid": _RANK_CHAR[paid]}
+                self.events.append(Event.make("bought_three", a, **extra))
             else:
                 self.events.append(Event.make("given_three", a, **{"from": b}))
         if redeal or (forced and not self.rules.revolution):

@@ -11,7 +11,13 @@ from dataclasses import dataclass
 from .rules import Rules
 
 # Seat status words.
-ACTIVE, FINISHED, REVOLTED, SMOTHERED, FAILED = "active", "finished", "revolted", "smothered", "failed"
+ACTIVE, FINISHED, REVOLTED, SMOTHERED, FAILED = (
+    "active",
+    "finished",
+    "revolted",
+    "smothered",
+    "failed",
+)
 
 
 @dataclass(frozen=True)
