@@ -19,7 +19,7 @@ from .hand_image import CARD_H, CARD_W, SUIT_CYCLE, card_tile
 from .i18n import lang_or_default, t
 
 WIDTH, HEIGHT = 1200, 860
-PANEL_W, PANEL_H = 330, 164
+PANEL_W, PANEL_H = 350, 164
 FELT = (24, 92, 58)
 TABLE = (18, 74, 46)
 TABLE_EDGE = (120, 84, 40)
@@ -41,11 +41,11 @@ Color = tuple[int, int, int]
 # Panel centres: seat 0 at the bottom, then counterclockwise (right, up, top, left, down).
 SEAT_CENTRES = (
     (600, 760),
-    (1005, 585),
-    (1005, 275),
+    (995, 585),
+    (995, 275),
     (600, 100),
-    (195, 275),
-    (195, 585),
+    (205, 275),
+    (205, 585),
 )
 
 
@@ -120,12 +120,13 @@ def _panel(
     draw.text((x0 + 16, y0 + 88), team_label, font=font(24), fill=TEAM_COLOR[side], anchor="lm")
     x = x0 + 26 + font(24).getlength(team_label)
     facing = f"{t(lang, 'img.facing')} {(seat + 3) % 6 + 1}"
-    pill(draw, x, y0 + 88, facing, FACING, size=20)
+    x += pill(draw, x, y0 + 88, facing, FACING, size=18)
     count = view.counts[seat] if seat < len(view.counts) else None
     if count is not None and not out and view.ranks[seat] is None:
-        draw.text(
-            (x1 - 16, y0 + 88), t(lang, "img.cards", n=count), font=font(34), fill=INK, anchor="rm"
-        )
+        text = t(lang, "img.cards", n=count)
+        room = x1 - 16 - (x + 10)
+        size = next((z for z in (34, 30, 26, 22) if font(z).getlength(text) <= room), 20)
+        draw.text((x1 - 16, y0 + 88), text, font=font(size), fill=INK, anchor="rm")
     # line 3: tags
     x, y = x0 + 14, y1 - 30
     tags: list[tuple[str, Color]] = []
