@@ -22,6 +22,7 @@ SUITS = "SHDC"  # spades, hearts, diamonds, clubs (only for the shoe and images)
 Counts = tuple[int, ...]
 EMPTY: Counts = (0,) * NRANKS
 
+_DESC_CHARS = RANK_CHARS[::-1]
 _CHAR_RANK = {c: i for i, c in enumerate(RANK_CHARS)}
 _CHAR_RANK["0"] = TEN  # some players type 10 as 0
 
@@ -48,7 +49,7 @@ def parse(text: str) -> Counts:
 
 def fmt(counts: Sequence[int]) -> str:
     """Canonical notation: strongest card first (``BB22999``)."""
-    return "".join(RANK_CHARS[r] * counts[r] for r in range(NRANKS - 1, -1, -1))
+    return "".join([c * n for c, n in zip(_DESC_CHARS, reversed(counts), strict=True) if n])
 
 
 def total(counts: Sequence[int]) -> int:

@@ -411,7 +411,7 @@ class Game:
         rev = self.revolutionary
         if rev is None or self.rev_announced:
             return
-        if revolutionary_rank(self.top_order, rev) is not None:
+        if revolutionary_rank(self.top_order, rev, (*self.fails, *self.smothers)) is not None:
             self.rev_announced = True
             self.ranks = compute_ranks(self.top_order, self.fails, self.smothers, rev)
             events.append(Event.make("finished", rev, rank=self.ranks[rev]))

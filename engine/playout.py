@@ -16,12 +16,11 @@ def random_action(game: Game, rng: random.Random) -> Action:
     assert ask is not None
     seat, _ = ask
     legal = game.legal(seat)
-    options: list[Action] = [Action(seat, A.PLAY, str(p)) for p in legal.plays]
-    if legal.can_pass:
-        options.append(Action(seat, A.PASS))
-    if legal.can_yield:
-        options.append(Action(seat, A.YIELD))
-    return rng.choice(options)
+    extra = [A.PASS] * legal.can_pass + [A.YIELD] * legal.can_yield
+    k = rng.randrange(len(legal.plays) + len(extra))
+    if k < len(legal.plays):
+        return Action(seat, A.PLAY, str(legal.plays[k]))
+    return Action(seat, extra[k - len(legal.plays)])
 
 
 def play_out(game: Game, rng: random.Random, max_actions: int = 5000) -> int:

@@ -10,14 +10,22 @@ from .view import Debt, opposite, team, teammates
 RANK_POINTS = {1: 4, 2: 2, 3: 0, 4: 0, 5: -2, 6: -4}  # §10 计分
 
 
-def revolutionary_rank(top_order: Sequence[int], rev: int) -> int | None:
+def revolutionary_rank(
+    top_order: Sequence[int], rev: int, bottom: Sequence[int] = ()
+) -> int | None:
     """§5.4 / §10: 四科, or 三科 when the revolutionary's teammates take 头科 and 二科; settled as
-    soon as a player not on their team takes 头科 or 二科, or their teammates take both."""
+    soon as a player not on their team takes 头科 or 二科, or their teammates take both.
+
+    Gap in RULES.md, decided here: once a teammate is ranked at the bottom (闷 or 诈烧) the
+    teammates can no longer take both, so it is 四科 from then on. This keeps §5.4's promise
+    (三科 or 四科) even when four players end at the bottom: the bottom fill then skips 四科."""
     mates = teammates(rev)
     if top_order and top_order[0] not in mates:
         return 4
     if len(top_order) >= 2:
         return 3 if top_order[1] in mates else 4
+    if any(s in mates for s in bottom):
+        return 4
     return None
 
 
@@ -36,9 +44,10 @@ def compute_ranks(
     kept out of both fills once it is settled. (While it is unsettled the bottom never reaches
     三科/四科: that would need every opponent at the bottom, which ends the game first.)"""
     ranks: list[int | None] = [None] * 6
-    rev_rank = revolutionary_rank(top_order, rev) if rev is not None else None
+    bottom = (*fails, *smothers)
+    rev_rank = revolutionary_rank(top_order, rev, bottom) if rev is not None else None
     free = [r for r in range(1, 7) if r != rev_rank]
-    for seat in (*fails, *smothers):
+    for seat in bottom:
         ranks[seat] = free.pop()
     for seat in top_order:
         ranks[seat] = free.pop(0)

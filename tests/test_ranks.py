@@ -79,3 +79,12 @@ def test_chuan_with_a_revolutionary_third_member() -> None:
 def test_score_tie_records_nothing() -> None:
     assert score([1, 2, 4, 3, 6, 5]) == (0, 0)  # A: 4+0-4 = 0, B: 2+0-2 = 0
     assert score([6, 1, 5, 2, 4, 3]) == (0, 12)
+
+
+def test_revolutionary_keeps_its_rank_when_four_players_end_at_the_bottom() -> None:
+    # Found by the long random run: 4 (team A) revolted; 3 failed a burn; 1, 2 and 5 were
+    # smothered; 0 is left. 2 is 4's teammate at the bottom, so 4 is 四科 and the bottom fill
+    # skips it (a decision where RULES.md is silent).
+    ranks = compute_ranks([0], [3], [1, 2, 5], 4)
+    assert ranks == [1, 5, 3, 6, 4, 2]
+    assert sorted(ranks) == [1, 2, 3, 4, 5, 6]  # type: ignore[type-var]
