@@ -18,7 +18,7 @@ import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from .ai import LEVELS, decide
+from .ai import DEFAULT_BUDGET_MS, LEVELS, decide
 from .match import Match
 from .rules import Rules, RulesError
 
@@ -26,7 +26,12 @@ DEAL_STRIDE = 1_000_003  # deal seeds: seed * stride + index
 
 
 def play_game(
-    rules: Rules, deal_seed: int, level_a: str, level_b: str, ai_seed: int
+    rules: Rules,
+    deal_seed: int,
+    level_a: str,
+    level_b: str,
+    ai_seed: int,
+    budget_ms: float = DEFAULT_BUDGET_MS,
 ) -> tuple[tuple[int, int], list[float], list[float]]:
     """One game of a fresh match; (score (A, B), decision ms of team A, of team B)."""
     match = Match(rules, rng=random.Random(deal_seed))
@@ -38,7 +43,7 @@ def play_game(
     while (ask := match.asked()) is not None:
         seat = ask[0]
         t = time.perf_counter()
-        d = decide(match, seat, levels[seat % 2], rngs[seat])
+        d = decide(match, seat, levels[seat % 2], rngs[seat], budget_ms)
         times[seat % 2].append((time.perf_counter() - t) * 1000.0)
         match.apply(d.action)
         steps += 1
@@ -49,18 +54,22 @@ def play_game(
     return game.score(), times[0], times[1]
 
 
-def play_deal(args: tuple[str, int, str, str]) -> tuple[float, list[float], list[float]]:
+def play_deal(
+    args: tuple[str, int, str, str, float],
+) -> tuple[float, list[float], list[float]]:
     """Both games of one deal: level a's result (0..1, ties half each) and its/b's times."""
-    preset, deal_seed, a, b = args
+    preset, deal_seed, a, b, budget = args
     rules = Rules.preset_named(preset)
-    (sa, sb), ta, tb = play_game(rules, deal_seed, a, b, deal_seed)
-    (sa2, sb2), tb2, ta2 = play_game(rules, deal_seed, b, a, deal_seed + 1)
+    (sa, sb), ta, tb = play_game(rules, deal_seed, a, b, deal_seed, budget)
+    (sa2, sb2), tb2, ta2 = play_game(rules, deal_seed, b, a, deal_seed + 1, budget)
     first = 1.0 if sa > sb else 0.5 if sa == sb else 0.0
     second = 1.0 if sb2 > sa2 else 0.5 if sa2 == sb2 else 0.0
     return (first + second) / 2.0, ta + ta2, tb + tb2
 
 
-def run_arena(a: str, b: str, games: int, seed: int, preset: str) -> int:
+def run_arena(
+    a: str, b: str, games: int, seed: int, preset: str, budget_ms: float = DEFAULT_BUDGET_MS
+) -> int:
     """Play ``games`` deals (each twice, sides swapped); print figures, JSON last."""
     for lvl in (a, b):
         if lvl not in LEVELS:
@@ -74,7 +83,7 @@ def run_arena(a: str, b: str, games: int, seed: int, preset: str) -> int:
     if games < 1:
         print(json.dumps({"error": "games must be at least 1"}))
         return 2
-    jobs = [(preset, seed * DEAL_STRIDE + i, a, b) for i in range(games)]
+    jobs = [(preset, seed * DEAL_STRIDE + i, a, b, budget_ms) for i in range(games)]
     workers = max(1, min(2, os.cpu_count() or 1))
     t0 = time.perf_counter()
     if workers > 1 and games > 1:
@@ -96,6 +105,7 @@ def run_arena(a: str, b: str, games: int, seed: int, preset: str) -> int:
         "b": b,
         "preset": preset,
         "seed": seed,
+        "budget_ms": budget_ms,
         "win_rate_a": round(mean, 4),
         "ci95": [round(max(0.0, mean - half), 4), round(min(1.0, mean + half), 4)],
         "decision_ms_median_a": round(statistics.median(times_a), 3),

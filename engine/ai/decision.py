@@ -114,16 +114,17 @@ def _decide_play(
     legal = game.legal(seat)
     starts = start_counts(deal_events)
     k = from_view(game.view(seat), game.log, starts)
+    deadline = time.perf_counter() + budget_ms / 1000.0
+    choice = decide_play(k, legal.plays, legal.can_yield, rng)
+    cards = str(choice.play) if choice.play is not None else ""
+    normal = Decision(Action(seat, choice.do, cards), choice.reason, dict(choice.params))
     if level == "hard":
         from .search import search
 
-        deadline = time.perf_counter() + budget_ms / 1000.0
-        found = search(game, k, legal, rng, deadline, starts)
+        found = search(game, k, legal, normal, rng, deadline)
         if found is not None:
             return found
-    choice = decide_play(k, legal.plays, legal.can_yield, rng)
-    cards = str(choice.play) if choice.play is not None else ""
-    return Decision(Action(seat, choice.do, cards), choice.reason, dict(choice.params))
+    return normal
 
 
 def _cards(act: Action) -> dict[str, str | int]:

@@ -145,15 +145,14 @@ def _burn_lead(k: Knowledge, plays: tuple[Play, ...]) -> Choice:
 def answer_cost(h: list[int], p: Play, bound: bool) -> float:
     """How much an answer spends: control cards, broken groups, high ranks; minus what it sheds."""
     c = p.counts
-    cost = c[TWO] * COST_TWO + c[SMALL] * COST_SMALL + c[BIG] * COST_BIG
-    base = p.shape.base
-    if 0 <= base < TWO:
-        left = h[base] - c[base]
-        cost += RANK_VALUE[base]
-        cost += -2.0 if left == 0 else 1.0
+    cost = c[TWO] * COST_TWO + c[SMALL] * COST_SMALL + c[BIG] * COST_BIG - 0.3 * sum(c)
+    for base in range(TWO):
+        if c[base]:
+            cost += RANK_VALUE[base] + (-2.0 if h[base] == c[base] else 1.0)
+            break
     if bound and c[BIG] and h[BIG] == c[BIG]:
         cost += 3.0  # the last big joker is the safest carrier of the last play before the 3s
-    return cost - 0.3 * p.size
+    return cost
 
 
 def _threshold(k: Knowledge, owner: int) -> tuple[float, str]:
@@ -177,12 +176,14 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
     h = k.hand
     bound = k.bound
     limit, why = _threshold(k, owner)
+    total = sum(h)
     for p in plays:
-        if sum(p.counts) == sum(h):
+        if sum(p.counts) == total:
             return _play(p, "go_out")
-    ranked = sorted(plays, key=lambda p: answer_cost(h, p, bound))
-    for p in ranked:
-        cost = answer_cost(h, p, bound)
+    costed = sorted((answer_cost(h, p, bound), i) for i, p in enumerate(plays))
+    ranked = [plays[i] for _, i in costed]
+    for cost, i in costed:
+        p = plays[i]
         after = _minus(h, p)
         left = sum(after)
         if cost > limit:
