@@ -375,7 +375,9 @@ class Game:
 
     def _rank(self, seat: int, events: list[Event]) -> None:
         """Recompute ranks after ``seat`` left play and announce its rank."""
-        self.ranks = compute_ranks(self.top_order, self.fails, self.smothers, self.revolutionary)
+        self.ranks = compute_ranks(
+            self.top_order, self.fails, self.smothers, self.revolutionary, self.over
+        )
         events.append(Event.make("finished", seat, rank=self.ranks[seat]))
 
     def _after_ranking(self, events: list[Event]) -> None:
@@ -391,8 +393,8 @@ class Game:
                 self.status[s] = FINISHED
                 self.top_order.append(s)
                 self._rank(s, events)
-            self._settle_revolutionary(events)
             self.over = True
+            self._settle_revolutionary(events)
             self.burning = None
             self.top = None
             self.ask = None
@@ -411,9 +413,9 @@ class Game:
         rev = self.revolutionary
         if rev is None or self.rev_announced:
             return
-        if revolutionary_rank(self.top_order, rev, (*self.fails, *self.smothers)) is not None:
+        if revolutionary_rank(self.top_order, rev, self.over) is not None:
             self.rev_announced = True
-            self.ranks = compute_ranks(self.top_order, self.fails, self.smothers, rev)
+            self.ranks = compute_ranks(self.top_order, self.fails, self.smothers, rev, self.over)
             events.append(Event.make("finished", rev, rank=self.ranks[rev]))
 
     # -- who is asked ------------------------------------------------------------------------

@@ -10,23 +10,16 @@ from .view import Debt, opposite, team, teammates
 RANK_POINTS = {1: 4, 2: 2, 3: 0, 4: 0, 5: -2, 6: -4}  # §10 计分
 
 
-def revolutionary_rank(
-    top_order: Sequence[int], rev: int, bottom: Sequence[int] = ()
-) -> int | None:
+def revolutionary_rank(top_order: Sequence[int], rev: int, over: bool = False) -> int | None:
     """§5.4 / §10: 四科, or 三科 when the revolutionary's teammates take 头科 and 二科; settled as
-    soon as a player not on their team takes 头科 or 二科, or their teammates take both.
-
-    Gap in RULES.md, decided here: once a teammate is ranked at the bottom (闷 or 诈烧) the
-    teammates can no longer take both, so it is 四科 from then on. This keeps §5.4's promise
-    (三科 or 四科) even when four players end at the bottom: the bottom fill then skips 四科."""
+    soon as a player not on their team takes 头科 or 二科, or their teammates take both — or,
+    at the latest, when the game ends (then the teammates did not take both: 四科)."""
     mates = teammates(rev)
     if top_order and top_order[0] not in mates:
         return 4
     if len(top_order) >= 2:
         return 3 if top_order[1] in mates else 4
-    if any(s in mates for s in bottom):
-        return 4
-    return None
+    return 4 if over else None
 
 
 def compute_ranks(
@@ -34,6 +27,7 @@ def compute_ranks(
     fails: Sequence[int],
     smothers: Sequence[int],
     rev: int | None,
+    over: bool = False,
 ) -> list[int | None]:
     """Ranks per seat (§10). ``top_order``: players in the order they finished (and, once the
     game is over, the remaining players in their ranking order); ``fails``: 诈烧 players and
@@ -41,12 +35,19 @@ def compute_ranks(
 
     The bottom fills from 大落 upward, first every 诈烧 player then every smothered player, the
     earliest lowest; everyone else takes the best rank still free; the revolutionary's rank is
-    kept out of both fills once it is settled. (While it is unsettled the bottom never reaches
-    三科/四科: that would need every opponent at the bottom, which ends the game first.)"""
+    kept out of both fills.
+
+    Gap in RULES.md, decided here: while the revolutionary's rank is unsettled, a teammate at
+    the bottom (闷 or 诈烧) means the teammates cannot take both 头科 and 二科, so 四科 is kept
+    free for the revolutionary even if four players end at the bottom (§5.4's promise of 三科 or
+    四科 wins over filling the bottom upward). It is announced only when §10 settles it."""
     ranks: list[int | None] = [None] * 6
     bottom = (*fails, *smothers)
-    rev_rank = revolutionary_rank(top_order, rev, bottom) if rev is not None else None
-    free = [r for r in range(1, 7) if r != rev_rank]
+    rev_rank = revolutionary_rank(top_order, rev, over) if rev is not None else None
+    reserved = rev_rank
+    if rev is not None and rev_rank is None and any(s in teammates(rev) for s in bottom):
+        reserved = 4
+    free = [r for r in range(1, 7) if r != reserved]
     for seat in bottom:
         ranks[seat] = free.pop()
     for seat in top_order:

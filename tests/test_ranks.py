@@ -85,6 +85,7 @@ def test_revolutionary_keeps_its_rank_when_four_players_end_at_the_bottom() -> N
     # Found by the long random run: 4 (team A) revolted; 3 failed a burn; 1, 2 and 5 were
     # smothered; 0 is left. 2 is 4's teammate at the bottom, so 4 is 四科 and the bottom fill
     # skips it (a decision where RULES.md is silent).
-    ranks = compute_ranks([0], [3], [1, 2, 5], 4)
+    assert compute_ranks([0], [3], [1, 2], 4)[4] is None  # not yet settled by §10
+    ranks = compute_ranks([0], [3], [1, 2, 5], 4, over=True)
     assert ranks == [1, 5, 3, 6, 4, 2]
     assert sorted(ranks) == [1, 2, 3, 4, 5, 6]  # type: ignore[type-var]

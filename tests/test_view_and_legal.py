@@ -1,0 +1,65 @@
+"""The per-seat view (RULES.md §13 counts_at, partner_cards_at) and the legal-actions API."""
+
+from __future__ import annotations
+
+from engine import actions as A
+from engine.actions import Action
+from engine.game import Game
+from engine.rules import Rules
+
+QINGDAO = Rules.preset_named("qingdao")  # counts at ≤ 10, partners' hands at ≤ 10
+
+
+def test_counts_hidden_above_counts_at_and_own_hand_only() -> None:
+    hands = ["KKQQJJ9988776655", "44", "5", "6", "7", "T9876543"]
+    game = Game.from_position(QINGDAO, hands, 0)
+    view = game.view(1)
+    assert view.hand == "44"
+    assert view.counts == (None, 2, 1, 1, 1, 8)  # seat 0 holds 16: hidden
+    assert game.view(0).counts[0] == 16  # but never from its owner
+    spectator = game.view(None)
+    assert spectator.hand is None and spectator.counts[0] is None
+
+
+def test_partner_hands_visible_at_partner_cards_at() -> None:
+    hands = ["KKQQJJ9988776655", "44", "5", "6", "7", "T9876543"]
+    game = Game.from_position(QINGDAO, hands, 0)
+    assert game.view(1).partner_hands == (None, None, None, "6", None, "T9876543")
+    assert game.view(0).partner_hands == (None,) * 6  # 16 cards: not yet
+    standard = Game.from_position(Rules(), hands, 0)
+    assert standard.view(1).partner_hands == (None,) * 6  # switch at 0: never
+
+
+def test_legal_answers_grouped_for_a_phone() -> None:
+    hands = ["884", "BS22AAK99", "4", "4", "4", "4"]
+    game = Game.from_position(Rules.preset_named("casual"), hands, 0)
+    game.apply(Action(0, A.PLAY, "88"))
+    legal = game.legal(1)
+    assert legal.ask == A.ASK_ANSWER and legal.can_pass and not legal.can_yield
+    groups = legal.groups()
+    assert list(groups) == ["B", "2", "A", "K", "9"]  # strongest group first
+    assert {str(p) for p in groups["9"]} == {"99", "29", "S9", "B9"}
+    assert {str(p) for p in groups["A"]} >= {"AA", "2A", "SA", "BA"}
+    assert game.legal(2).plays == ()  # not asked: nothing
+
+
+def test_legal_leads_and_burn_duty_menu() -> None:
+    game = Game.from_position(Rules(), ["99433", "4", "4", "4", "4", "4"], 0)
+    legal = game.legal(0)
+    assert legal.ask == A.ASK_LEAD and legal.any_lead and not legal.can_pass
+    leads = {str(p) for p in legal.plays}
+    assert leads == {"9", "99", "4"}  # 3s only at the end, alone (憋3)
+
+
+def test_refused_play_carries_code_and_params() -> None:
+    game = Game.from_position(
+        Rules.preset_named("casual"), ["999994", "22888TTTTT", "4", "4", "4", "4"], 0
+    )
+    game.apply(Action(0, A.PLAY, "99999"))
+    try:
+        game.apply(Action(1, A.PLAY, "22888"))
+    except A.IllegalAction as e:
+        assert e.code == A.CANNOT_BEAT
+        assert e.params == {"cards": "22888", "top": "99999"}
+    else:
+        raise AssertionError("22888 must not beat 99999")
