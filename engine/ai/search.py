@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import actions as A
 from ..actions import Action
-from ..cards import DECK_COUNTS, NRANKS, THREE, TWO, parse
+from ..cards import DECK_COUNTS, NRANKS, THREE, parse
 from ..game import Game, Legal
 from ..plays import Play
 from ..view import team
