@@ -176,3 +176,25 @@ def test_decide_refuses_wrong_seat_and_level() -> None:
 
 def test_reasons_have_glosses() -> None:
     assert REASONS and all(isinstance(v, str) and v for v in REASONS.values())
+
+
+def test_card_counting_follows_tribute_and_plays() -> None:
+    """The AI's per-seat counts (start counts moved by the public tribute exchange, minus
+    public plays) match the real counts, in game 2 of a match too."""
+    from engine.ai.knowledge import from_view, start_counts
+
+    match = Match(Rules(), rng=random.Random(4))
+    rng = random.Random(4)
+    checked = 0
+    for _ in range(2):
+        match.new_game()
+        while (ask := match.asked()) is not None:
+            game = match.game
+            if game is not None:
+                assert match.setup is not None
+                k = from_view(game.view(ask[0]), game.log, start_counts(match.setup.events))
+                real = game.counts()
+                assert all(k.counts[s] == real[s] for s in range(6) if game.active(s))
+                checked += 1
+            match.apply(decide(match, ask[0], "normal", rng).action)
+    assert match.history[-1].number == 2 and checked > 50

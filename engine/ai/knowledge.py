@@ -52,15 +52,23 @@ class Knowledge:
 
 def start_counts(events: Iterable[Event] = ()) -> list[int]:
     """Cards each seat holds when play starts: 36, moved by the public tribute exchange (§11;
-    ``tribute_paid`` and ``tribute_returned`` events of the deal). 买3 swaps one for one."""
+    ``tribute_paid`` and ``tribute_returned`` events of the deal) and by 要3 (``given_three``);
+    买3 swaps one card for one."""
     counts = [START_COUNT] * 6
     for e in events:
-        if e.type in ("tribute_paid", "tribute_returned") and e.seat is not None:
+        if e.type == "dealt":
+            counts = [START_COUNT] * 6  # a re-deal (§5.4 流局, §5.3) starts the exchange again
+        elif e.type in ("tribute_paid", "tribute_returned") and e.seat is not None:
             n = len(str(e.get("cards", "") or ""))
             dst = e.get("to")
             if isinstance(dst, int):
                 counts[e.seat] -= n
                 counts[dst] += n
+        elif e.type == "given_three" and e.seat is not None:
+            src = e.get("from")  # 要3: a teammate gives a 3 for free (§5.3)
+            if isinstance(src, int):
+                counts[src] -= 1
+                counts[e.seat] += 1
     return counts
 
 
