@@ -42,6 +42,11 @@ DEAL_EVENTS = (
 )
 
 
+# Fields the engine adds for renderers but records never show: ``claim`` marks a ``pass`` that
+# declines a burn claim (§7), which RECORDS.md reports as a plain ``pass``.
+INTERNAL_FIELDS = frozenset({"claim"})
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     type: str
@@ -65,6 +70,7 @@ class Event:
         raise KeyError(key)
 
     def to_json(self) -> dict[str, Any]:
+        """The RECORDS.md form (internal detail fields such as ``claim`` left out)."""
         out: dict[str, Any] = {"type": self.type, "seat": self.seat}
-        out.update(self.extra)
+        out.update((k, v) for k, v in self.extra if k not in INTERNAL_FIELDS)
         return out

@@ -237,9 +237,11 @@ class Game:
             self.yielded = seat
             self.queue.append((seat, A.ASK_LAST))  # §6.4: asked once more, last
         else:
-            events.append(Event.make("pass", seat))
             self.queue.popleft()
-            if ask != A.ASK_BURN:  # §7: declining a burn is not a pass
+            if ask == A.ASK_BURN:  # §7: declining a burn is not a pass
+                events.append(Event.make("pass", seat, claim=True))
+            else:
+                events.append(Event.make("pass", seat))
                 self.passed.add(seat)
         if not self.over:
             self._advance(events)

@@ -60,6 +60,8 @@ class _Writer:
             return self.line(key, name=name, cards=self.cards(_str(ev, "cards")))
         if kind == "auto_pass":
             return self.line("ev.auto_pass", names=name)
+        if kind == "pass" and ev.get("claim") is True:
+            return self.line("ev.pass.claim", name=name)  # declined a burn (§7): not a pass
         if kind in ("pass", "yield", "burn_fail", "trick_won", "opened", "wind", "revolution"):
             return self.line(f"ev.{kind}", name=name)
         if kind in ("four_way", "game_over", "void_deal", "no_three"):

@@ -165,3 +165,19 @@ def test_burn_feasibility_warning() -> None:
         assert game.burn_feasible(1, burn) is feasible, hand
         assert game.burn_feasible(2, burn) is None  # not asked
     game.apply(Action(1, "pass"))
+
+
+def test_declining_a_burn_is_marked_for_the_announcement_but_not_in_records() -> None:
+    rec = parse_record(
+        {
+            "rules": NO_BIE3,
+            "hands": ["KK5", "AA22", "4", "AA6", "4", "4"],
+            "leader": 0,
+            "actions": acts("0 play KK, 1 pass"),
+        }
+    )
+    game = rec.start()
+    game.apply(rec.actions[0])
+    (declined,) = game.apply(rec.actions[1])
+    assert declined.get("claim") is True
+    assert declined.to_json() == {"type": "pass", "seat": 1}
