@@ -265,4 +265,13 @@ class Setup:
             yaotou=tuple(self.yaotou),
             tributes=(),
             score=(0, 0),
+            returning=self._returning(),
         )
+
+    def _returning(self) -> tuple[int, int] | None:
+        """(payer, cards) of the 还贡 being asked, public as the whole exchange is (§11)."""
+        ask = self.asked()
+        if ask is None or ask[1] != A.ASK_RETURN:
+            return None
+        payer, _ = self.returns[self._ret_index]
+        return payer, self._return_allowed()[1]

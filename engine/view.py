@@ -63,6 +63,7 @@ class SeatView:
     yaotou: tuple[int, ...]
     tributes: tuple[Debt, ...]  # owed for the next game, once over
     score: tuple[int, int]  # this game's score for teams A (0, 2, 4) and B (1, 3, 5)
+    returning: tuple[int, int] | None = None  # 还贡 asked now: (to whom, how many cards)
 
 
 def team(seat: int) -> int:

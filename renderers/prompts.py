@@ -93,7 +93,11 @@ def prompt_text(view: SeatView, lang: str = "zh", names: Sequence[str] = ()) -> 
     elif asked == A.ASK_DECLARE:
         lines.append(line("ask.declare", target=name(opposite(me))))
     elif asked == A.ASK_RETURN:
-        lines.append(line("ask.return"))
+        if view.returning is not None:
+            payer, count = view.returning
+            lines.append(line("ask.return.to", to=seat_name(payer, names, lang), n=count))
+        else:
+            lines.append(line("ask.return"))
     else:
         lines.append(line("ask.lead"))
 

@@ -154,3 +154,30 @@ def test_bad_return_is_refused() -> None:
             assert err.value.code == A.BAD_RETURN
             return
     raise AssertionError("no 还贡 was asked in 30 matches")
+
+
+def test_return_prompt_names_payer_and_count() -> None:
+    from renderers import prompt_text
+
+    rng = random.Random(3)
+    for _ in range(40):
+        match = Match(STANDARD, rng)
+        match.new_game()
+        while match.asked():
+            seat, _kind = match.asked()  # type: ignore[misc]
+            if match.game is None:
+                match.apply(match.options(seat)[-1])
+            else:
+                match.apply(random_action(match.game, rng))
+        match.new_game()
+        ask = match.asked()
+        if ask and ask[1] == A.ASK_RETURN:
+            view = match.view(ask[0])
+            assert view.returning is not None
+            payer, count = view.returning
+            assert count == len(match.options(ask[0])[0].cards)
+            names = [f"P{i}" for i in range(6)]
+            assert f"P{payer}" in prompt_text(view, "en", names)
+            assert str(count) in prompt_text(view, "zh", names)
+            return
+    raise AssertionError("no 还贡 was asked")
