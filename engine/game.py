@@ -45,6 +45,7 @@ class Top:
     gouji: bool  # 够级 when played (never during 四户乱缠)
     burn: bool  # a play of the burning seat (烧牌 in progress), answered with 解烧/反烧 names
     can_open: bool  # would open its owner if it stands (§9)
+    burn_play: bool  # starts or continues a burn (§7), its last lead included
     penult: bool  # its owner's penultimate play under 憋3 (§8)
 
 
@@ -370,7 +371,7 @@ class Game:
             # §9 打点不开点: beating an opponent's 开点牌 does not open.
             and not (prev is not None and prev.play.kaidian and team(prev.seat) != team(seat))
         )
-        self.top = Top(seat, play, gouji, self.burning == seat, can_open, penult)
+        self.top = Top(seat, play, gouji, self.burning == seat, can_open, burn_play, penult)
         self._after_ranking(events)
         if not self.over:
             self._open_queue()
@@ -393,10 +394,14 @@ class Game:
             live.sort(key=lambda s: (sum(self.hands[s]), (s - after - 1) % 6))
             for s in live:
                 self.status[s] = FINISHED
-                self.top_order.append(s)
-                self._rank(s, events)
+            self.top_order.extend(live)
             self.over = True
+            # RECORDS.md order: a revolutionary settled by this action, then the remaining players.
             self._settle_revolutionary(events)
+            self.ranks = compute_ranks(
+                self.top_order, self.fails, self.smothers, self.revolutionary, self.over
+            )
+            events.extend(Event.make("finished", s, rank=self.ranks[s]) for s in live)
             self.burning = None
             self.top = None
             self.ask = None
@@ -408,7 +413,7 @@ class Game:
             self.burning = None  # §12: a running burn simply ends
             if self.top is not None and self.top.burn:
                 t = self.top
-                self.top = Top(t.seat, t.play, t.gouji, False, False, t.penult)
+                self.top = Top(t.seat, t.play, t.gouji, False, False, t.burn_play, t.penult)
             events.append(Event.make("four_way", None))
 
     def _settle_revolutionary(self, events: list[Event]) -> None:
@@ -440,7 +445,7 @@ class Game:
                     for s in mates + others
                     if s not in self.passed and not self.headless(s)
                 )
-            dead = owner in self.yaotou and self.yaotou_stood[owner] < 3  # §5.4 够死级
+            dead = self._dead_gouji(top)
             if not dead:
                 q.extend(
                     (s, A.ASK_ANSWER)
@@ -483,12 +488,7 @@ class Game:
         if top.can_open and not self.four_way and not self.opened[owner]:
             self.opened[owner] = True  # §9 开点
             events.append(Event.make("opened", owner))
-        if (
-            owner in self.yaotou
-            and top.gouji
-            and not self.four_way
-            and self.yaotou_stood[owner] < 3
-        ):
+        if self._dead_gouji(top) and not self.four_way:
             self.yaotou_stood[owner] += 1  # §5.4: a 够死级 play stood
             if self.yaotou_stood[owner] == 3 and self.rules.open_point:
                 self.opened[owner] = True
@@ -515,6 +515,17 @@ class Game:
             self.ask = (owner, A.ASK_LEAD)
         else:
             self._wind(owner, events)
+
+    def _dead_gouji(self, top: Top) -> bool:
+        """§5.4 够死级: a 够级 play of a 要头 player before three have stood. Burn plays are not
+        counted (the project's reading: §9 says plays that start or continue a burn never open,
+        and three 够死级 standing is how a 要头 player opens)."""
+        return (
+            top.gouji
+            and not top.burn_play
+            and top.seat in self.yaotou
+            and self.yaotou_stood[top.seat] < 3
+        )
 
     def _wind(self, after: int, events: list[Event]) -> None:
         """§6.5 接风 (and §7 after 诈烧): the next active player counterclockwise leads."""

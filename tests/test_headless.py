@@ -114,3 +114,20 @@ def test_wutou_choice_opens_at_once() -> None:
     # 2 is 无头: its KK is answered as a non-够级 top; 1 may answer with AA.
     assert out["result"]["opened"][2] is True
     assert out["state"]["to_act"] == 1
+
+
+def test_yaotou_burn_plays_do_not_count_toward_the_three() -> None:
+    # 3 chose 要头 (0 revolted). Its burn of 4's KK and its burn leads stand, but burn plays
+    # never open (§9), so they are not counted as 够死级 plays and 3 does not open.
+    hands = ["44", "5", "6", "AASQBJ7", "KK8", "9"]
+    out = run(
+        hands,
+        "4 play KK, 3 play AA, 3 play SQ, 3 play BJ",
+        leader=4,
+        revolted=[0],
+        yaotou=[3],
+        rules=NO_BIE3,
+    )
+    assert "burn 3 victim=4" in ev(out)
+    assert not any(e.startswith("opened") for e in ev(out))
+    assert out["result"]["opened"][3] is False

@@ -89,3 +89,21 @@ def test_revolutionary_keeps_its_rank_when_four_players_end_at_the_bottom() -> N
     ranks = compute_ranks([0], [3], [1, 2, 5], 4, over=True)
     assert ranks == [1, 5, 3, 6, 4, 2]
     assert sorted(ranks) == [1, 2, 3, 4, 5, 6]  # type: ignore[type-var]
+
+
+def test_revolutionary_settled_by_the_game_end_is_announced_before_the_rest() -> None:
+    # 2's KK smothers 4 and empties 2's hand: only team B is left, so the game ends; 3 takes
+    # 二科, which settles the revolutionary 0 at 四科 — announced before the remaining players.
+    out = run(
+        ["44", "53", "KK", "63", "QQ33", "73"], "4 play QQ, 2 play KK", leader=4, revolted=[0]
+    )
+    assert ev(out)[-8:] == [
+        "smothered 4 by=2",
+        "finished 4 rank=6",
+        "finished 2 rank=1",
+        "finished 0 rank=4",
+        "finished 3 rank=2",
+        "finished 5 rank=3",
+        "finished 1 rank=5",
+        "game_over",
+    ]
