@@ -9,6 +9,7 @@ events, until a seat must decide again or the game is over.
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -538,6 +539,25 @@ class Game:
             if self.active(s):
                 return s
         raise AssertionError("no active player")
+
+    def copy(self, hands: Sequence[Sequence[int]] | None = None, keep_log: bool = True) -> Game:
+        """An independent copy, for search. With ``hands`` the copy holds those instead of the
+        real hands (an AI's determinization never reads the hidden ones)."""
+        sim = copy.copy(self)
+        sim.hands = [list(h) for h in (self.hands if hands is None else hands)]
+        sim.status = list(self.status)
+        sim.yaotou_stood = list(self.yaotou_stood)
+        sim.opened = list(self.opened)
+        sim.top_order = list(self.top_order)
+        sim.fails = list(self.fails)
+        sim.smothers = list(self.smothers)
+        sim.ranks = list(self.ranks)
+        sim.men = list(self.men)
+        sim.shao = list(self.shao)
+        sim.passed = set(self.passed)
+        sim.queue = deque(self.queue)
+        sim.log = list(self.log) if keep_log else []
+        return sim
 
     # -- results -----------------------------------------------------------------------------
     def tributes(self) -> list[Debt]:

@@ -63,3 +63,13 @@ def test_refused_play_carries_code_and_params() -> None:
         assert e.params == {"cards": "22888", "top": "99999"}
     else:
         raise AssertionError("22888 must not beat 99999")
+
+
+def test_copy_is_independent_and_can_hold_other_hands() -> None:
+    game = Game.from_position(Rules(), ["99433", "88", "77", "66", "55", "44"], 0)
+    sim = game.copy(hands=[[0] * 15] * 6)
+    assert sim.hands[0] == [0] * 15 and sum(game.hands[0]) == 5
+    twin = game.copy()
+    twin.apply(Action(0, A.PLAY, "99"))
+    assert game.asked() == (0, A.ASK_LEAD) and game.top is None and sum(game.hands[0]) == 5
+    assert twin.log and not game.log

@@ -11,13 +11,10 @@ the game with the normal policy for all six seats. The candidate with the best m
 
 from __future__ import annotations
 
-import copy
 import math
 import random
 import statistics
 import time
-from collections import deque
-from typing import Any
 
 from .. import actions as A
 from ..actions import Action
@@ -34,27 +31,6 @@ MAX_CANDIDATES = 4
 MARGIN = 0.03  # another candidate must beat the normal choice by this much (result units)…
 Z = 1.5  # …and by this many standard errors of the paired differences
 ROLLOUT_LIMIT = 3000
-
-
-def clone(game: Game) -> Game:
-    """A copy of ``game`` whose mutable state is independent (hands are overwritten after)."""
-    sim = copy.copy(game)
-    state: dict[str, Any] = {}
-    for name, value in vars(game).items():
-        if name == "log":
-            state[name] = []  # rollouts count cards incrementally instead
-        elif name == "hands":
-            state[name] = [[0] * NRANKS for _ in value]
-        elif isinstance(value, list):
-            state[name] = list(value)
-        elif isinstance(value, set):
-            state[name] = set(value)
-        elif isinstance(value, deque):
-            state[name] = deque(value)
-        elif isinstance(value, dict):
-            state[name] = dict(value)
-    vars(sim).update(state)
-    return sim
 
 
 def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) -> list[list[int]]:
@@ -202,8 +178,7 @@ def search(
         hands = deal_hidden(k, partners, rng)
         seed = rng.random()
         for i, act in enumerate(cands):
-            sim = clone(game)
-            sim.hands = [list(h) for h in hands]
+            sim = game.copy(hands=hands, keep_log=False)  # rollouts count cards themselves
             sim.apply(act)
             played = list(base_played)
             if act.cards:
