@@ -8,7 +8,7 @@ from .announce import SILENT_EVENTS, describe_event, describe_events, game_over_
 from .guide import help_text, rules_text
 from .hand_image import render_hand
 from .i18n import DEFAULT_LANG, LANGS, Catalog, t
-from .prompts import BUTTONS, button_text, prompt_text, refusal_text
+from .prompts import BUTTONS, button_text, hint_text, prompt_text, refusal_text
 from .result_image import render_game_over
 from .table_image import render_table
 from .terms import card_text, rank_name, seat_name, tribute_name
@@ -25,6 +25,7 @@ __all__ = [
     "describe_events",
     "game_over_text",
     "help_text",
+    "hint_text",
     "prompt_text",
     "rank_name",
     "refusal_text",

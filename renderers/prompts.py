@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engine import actions as A
 from engine.view import SeatView, opposite
@@ -109,4 +109,29 @@ def prompt_text(view: SeatView, lang: str = "zh", names: Sequence[str] = ()) -> 
         lines.append(line("prompt.burning_other", name=name(view.burning)))
     if view.hand is not None:
         lines.append(line("prompt.hand", n=len(view.hand), cards=card_text(view.hand, lang)))
+    return "\n".join(lines)
+
+
+def hint_text(
+    do: str,
+    cards: str,
+    reason: str,
+    params: Mapping[str, object] | None = None,
+    lang: str = "zh",
+    claim: bool = False,
+) -> str:
+    """The hint button's answer (HTML): the suggested action — ``do`` and ``cards`` of an
+    engine Action; ``claim`` when a pass declines a burn — and why, from an AI reason code
+    (engine.ai.REASONS) and its params."""
+    cat = Catalog.load(lang)
+    seen: set[str] = set()
+    action_key = "hint.do.claim" if claim and do == A.PASS else f"hint.do.{do}"
+    if action_key not in cat:
+        action_key = "hint.do.pass"
+    action = cat.text(action_key, seen, cards=card_text(cards, cat.lang))
+    lines = [cat.text("hint.title", seen, action=action)]
+    key = f"hint.{reason}"
+    values = dict(params or {})
+    if key in cat and placeholders(cat.template(key)) <= values.keys():
+        lines.append(cat.text(key, seen, **values))
     return "\n".join(lines)
