@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from engine import actions as A
 from engine.actions import Action
@@ -98,16 +99,38 @@ def test_return_choices_are_ranks_the_payer_holds() -> None:
     assert allowed == parse("KK5")
 
 
-def test_match_exchange_and_next_leader() -> None:
-    rng = random.Random(7)
+def finished_first_game(rng: random.Random) -> Match:
+    """A match whose first game was played to its end (random plays, deal choices declined)."""
     match = Match(STANDARD, rng)
     match.new_game()
-    while match.asked():
-        seat, _kind = match.asked()  # type: ignore[misc]
+    while (ask := match.asked()) is not None:
+        seat = ask[0]
         if match.game is None:
             match.apply(match.options(seat)[-1])  # decline / 不宣点 / any return
         else:
             match.apply(random_action(match.game, rng))
+    return match
+
+
+@dataclass
+class Ask:
+    match: Match
+    seat: int
+    kind: str
+
+
+def second_deal_ask(rng: random.Random) -> Ask:
+    """The first question of game 2's deal phase (after game 1 was played out)."""
+    match = finished_first_game(rng)
+    match.new_game()
+    ask = match.asked()
+    assert ask is not None
+    return Ask(match, ask[0], ask[1])
+
+
+def test_match_exchange_and_next_leader() -> None:
+    rng = random.Random(7)
+    match = finished_first_game(rng)
     first = match.history[0]
     daluo = first.ranks.index(6)
     events = match.new_game()
@@ -134,23 +157,15 @@ def test_match_exchange_and_next_leader() -> None:
 def test_bad_return_is_refused() -> None:
     rng = random.Random(3)
     for _ in range(30):
-        match = Match(STANDARD, rng)
-        match.new_game()
-        while match.asked():
-            seat, _ = match.asked()  # type: ignore[misc]
-            if match.game is None:
-                match.apply(match.options(seat)[-1])
-            else:
-                match.apply(random_action(match.game, rng))
-        match.new_game()
-        ask = match.asked()
-        if ask and ask[1] == A.ASK_RETURN:
+        ask = second_deal_ask(rng)
+        match = ask.match
+        if ask.kind == A.ASK_RETURN:
             import pytest
 
             from engine.actions import IllegalAction
 
             with pytest.raises(IllegalAction) as err:
-                match.apply(Action(ask[0], A.RETURN, "BBBBB"))
+                match.apply(Action(ask.seat, A.RETURN, "BBBBB"))
             assert err.value.code == A.BAD_RETURN
             return
     raise AssertionError("no 还贡 was asked in 30 matches")
@@ -161,21 +176,13 @@ def test_return_prompt_names_payer_and_count() -> None:
 
     rng = random.Random(3)
     for _ in range(40):
-        match = Match(STANDARD, rng)
-        match.new_game()
-        while match.asked():
-            seat, _kind = match.asked()  # type: ignore[misc]
-            if match.game is None:
-                match.apply(match.options(seat)[-1])
-            else:
-                match.apply(random_action(match.game, rng))
-        match.new_game()
-        ask = match.asked()
-        if ask and ask[1] == A.ASK_RETURN:
-            view = match.view(ask[0])
+        ask = second_deal_ask(rng)
+        match = ask.match
+        if ask.kind == A.ASK_RETURN:
+            view = match.view(ask.seat)
             assert view.returning is not None
             payer, count = view.returning
-            assert count == len(match.options(ask[0])[0].cards)
+            assert count == len(match.options(ask.seat)[0].cards)
             names = [f"P{i}" for i in range(6)]
             assert f"P{payer}" in prompt_text(view, "en", names)
             assert str(count) in prompt_text(view, "zh", names)
