@@ -183,7 +183,7 @@ def test_rules_text_names_preset_and_every_switch() -> None:
     assert "要头" in zh and "看联邦牌" in zh and "报牌" in zh and "还贡" in zh
     assert len(zh.splitlines()) == 1 + len(STANDARD.switches())
     en = rules_text(CASUAL.with_switches({"bie3": True}), "en")
-    assert "casual" in en and "(changed)" in en and "always shown" in en
+    assert "casual" in en and "✏️ changed" in en and "always shown" in en
     assert "青岛" in rules_text(QINGDAO, "zh")
 
 
