@@ -124,3 +124,46 @@ def test_every_preset_deals_and_reaches_play() -> None:
         _answer(setup, {})
         assert setup.game is not None
         assert sum(setup.game.counts()) == 216
+
+
+def test_switches_off_ask_nothing() -> None:
+    deal1 = [suited(h) for h in ("2233K", "2S33", "B33", "2333", "2233", "44Q3")]
+    # revolution off: 5 (no 2, no joker) is not asked
+    rules = STANDARD.with_switches({"revolution": False, "declare_point": False})
+    assert Setup(rules, random.Random(1), deals=[deal1]).game is not None
+    # yaotou off: after 5 revolts its 对头 is not asked; 无头 it is
+    rules = STANDARD.with_switches({"yaotou": False, "declare_point": False})
+    setup = Setup(rules, random.Random(1), deals=[deal1])
+    setup.apply(Action(5, A.REVOLT))
+    assert setup.game is not None and setup.game.yaotou == () and setup.game.opened[2]
+
+
+def test_return_tribute_off_asks_no_return() -> None:
+    from engine.view import Debt
+
+    deal1 = [suited(h) for h in ("2233K", "2S33", "B33", "2333", "2233", "2233")]
+    debts = [Debt(0, 1, "luo", 2)]
+    on = Setup(
+        NO_BIE3.with_switches({"declare_point": False, "revolution": False}),
+        random.Random(1),
+        number=2,
+        debts=debts,
+        leader=0,
+        deals=[deal1],
+    )
+    assert on.asked() == (1, A.ASK_RETURN)
+    # only ranks the payer still holds, never the 2s just received: the 3s
+    assert {a.cards for a in on.options(1)} == {"33"}
+    off = Setup(
+        NO_BIE3.with_switches(
+            {"declare_point": False, "revolution": False, "return_tribute": False}
+        ),
+        random.Random(1),
+        number=2,
+        debts=debts,
+        leader=0,
+        deals=[deal1],
+    )
+    assert off.asked() is None and off.game is not None
+    paid = [e for e in off.events if e.type == "tribute_paid"]
+    assert paid[0].get("cards") == "22"  # the payer's highest tribute cards
