@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--preset", default="standard")
+    ap.add_argument("--budget-ms", type=float, default=250.0, help="hard level's time per decision")
     args = parser.parse_args(argv)
     if args.command == "replay":
         from .record import replay_text
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "arena":
         from .arena import run_arena
 
-        return run_arena(args.a, args.b, args.games, args.seed, args.preset)
+        return run_arena(args.a, args.b, args.games, args.seed, args.preset, args.budget_ms)
     return 2
 
 
