@@ -7,7 +7,7 @@ dealt shoe, for the first-leader rule (§5.6) and for rendering.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 RANK_CHARS = "3456789TJQKA2SB"
 NRANKS = 15
@@ -20,7 +20,6 @@ DECK_SIZE = sum(DECK_COUNTS)
 SUITS = "SHDC"  # spades, hearts, diamonds, clubs (only for the shoe and images)
 
 Counts = tuple[int, ...]
-EMPTY: Counts = (0,) * NRANKS
 
 _DESC_CHARS = RANK_CHARS[::-1]
 _CHAR_RANK = {c: i for i, c in enumerate(RANK_CHARS)}
@@ -52,27 +51,12 @@ def fmt(counts: Sequence[int]) -> str:
     return "".join([c * n for c, n in zip(_DESC_CHARS, reversed(counts), strict=True) if n])
 
 
-def total(counts: Sequence[int]) -> int:
-    return sum(counts)
-
-
 def contains(hand: Sequence[int], part: Sequence[int]) -> bool:
     return all(h >= p for h, p in zip(hand, part, strict=True))
 
 
 def minus(hand: Sequence[int], part: Sequence[int]) -> Counts:
     return tuple(h - p for h, p in zip(hand, part, strict=True))
-
-
-def plus(hand: Sequence[int], part: Sequence[int]) -> Counts:
-    return tuple(h + p for h, p in zip(hand, part, strict=True))
-
-
-def from_ranks(ranks: Iterable[int]) -> Counts:
-    counts = [0] * NRANKS
-    for r in ranks:
-        counts[r] += 1
-    return tuple(counts)
 
 
 def shoe() -> list[tuple[int, str]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from . import actions as A
 from .actions import Action, IllegalAction
-from .cards import BIG, NRANKS, SMALL, THREE, TWO, Counts, fmt, parse
+from .cards import BIG, NRANKS, RANK_CHARS, SMALL, THREE, TWO, Counts, contains, fmt, minus, parse
 from .events import Event
 from .legal import beating_plays, can_beat, lead_plays
 from .plays import Play, as_play, beats
@@ -69,15 +69,9 @@ class Legal:
         out: dict[str, list[Play]] = {}
         for p in sorted(self.plays, key=_group_key, reverse=True):
             sh = p.shape
-            key = fmt(_one(sh.base)) if sh.base >= 0 else ("B" if sh.big else "S")
+            key = RANK_CHARS[sh.base] if sh.base >= 0 else ("B" if sh.big else "S")
             out.setdefault(key, []).append(p)
         return out
-
-
-def _one(rank: int) -> Counts:
-    c = [0] * NRANKS
-    c[rank] = 1
-    return tuple(c)
 
 
 def _group_key(p: Play) -> tuple[int, int, int]:
@@ -139,7 +133,7 @@ class Game:
         if self.status[leader] != ACTIVE:
             leader = self._next_active(leader)
         self.ask = (leader, A.ASK_LEAD)
-        self._check_four_way_at_start()
+        self.four_way = sum(1 for s in self.status if s == ACTIVE) <= 4  # §12
 
     @staticmethod
     def from_position(
@@ -152,10 +146,6 @@ class Game:
     ) -> Game:
         counts = [parse(h) if isinstance(h, str) else tuple(h) for h in hands]
         return Game(rules, counts, leader, revolted, declared, yaotou)
-
-    def _check_four_way_at_start(self) -> None:
-        if sum(1 for s in self.status if s == ACTIVE) <= 4:
-            self.four_way = True
 
     # -- questions ---------------------------------------------------------------------------
     def asked(self) -> tuple[int, str] | None:
@@ -171,9 +161,6 @@ class Game:
         if not self.active(seat) or self.active(opposite(seat)):
             return False
         return not (seat in self.yaotou and self.yaotou_stood[seat] < 3)
-
-    def hand(self, seat: int) -> Counts:
-        return tuple(self.hands[seat])
 
     def counts(self) -> list[int]:
         return [sum(h) for h in self.hands]
@@ -199,12 +186,10 @@ class Game:
         into groups that each carry a joker plus at most one joker-free emptying play."""
         if self.ask is None or self.ask[0] != seat or self.ask[1] != A.ASK_BURN:
             return None
-        rest = list(self.hands[seat])
         played = parse(cards)
-        if any(p > h for p, h in zip(played, rest, strict=True)):
+        if not contains(self.hands[seat], played):
             return None
-        rest = [h - p for h, p in zip(rest, played, strict=True)]
-        return duty_feasible(rest, self._bound_by_threes(seat))
+        return duty_feasible(minus(self.hands[seat], played), self._bound_by_threes(seat))
 
     # -- actions -----------------------------------------------------------------------------
     def check(self, action: Action) -> Play | None:
@@ -257,7 +242,7 @@ class Game:
                 A.NOT_A_PLAY, f"{cards!r} is not written in card notation."
             ) from None
         hand = self.hands[seat]
-        if any(c > h for c, h in zip(counts, hand, strict=True)):
+        if not contains(hand, counts):
             raise IllegalAction(A.NOT_IN_HAND, f"You do not hold {fmt(counts) or 'those cards'}.")
         play = as_play(counts)
         if play is None:

@@ -9,14 +9,13 @@ from collections.abc import Sequence
 
 from . import actions as A
 from .actions import Action, IllegalAction
-from .cards import BIG, NRANKS, SMALL, TWO, Counts, fmt, parse
+from .cards import BIG, NRANKS, RANK_CHARS, SMALL, TWO, Counts, fmt, parse
 from .deal import SuitedHand, buy_threes, counts_of, deal, first_leader, pay_debt, return_choices
 from .events import Event, EventValue
 from .game import Game
 from .rules import Rules
 from .view import ACTIVE, REVOLTED, Debt, SeatView, opposite
 
-_RANK_CHAR = "3456789TJQKA2SB"
 MAX_REDEALS = 100  # a safety valve: re-deals are rare (two revolutions, no 3 to be had)
 
 
@@ -66,7 +65,7 @@ class Setup:
                     debt.src,
                     to=debt.dst,
                     kind=debt.kind,
-                    cards="".join(_RANK_CHAR[r] for r in given),
+                    cards="".join(RANK_CHARS[r] for r in given),
                 )
             )
             if debt.kind == "luo" and self.rules.return_tribute and given:
@@ -116,7 +115,7 @@ class Setup:
         moves, forced, redeal = buy_threes(self.hands)
         for kind, a, b, paid in moves:
             if kind == "buy":
-                extra: dict[str, EventValue] = {"from": b, "paid": _RANK_CHAR[paid]}
+                extra: dict[str, EventValue] = {"from": b, "paid": RANK_CHARS[paid]}
                 self.events.append(Event.make("bought_three", a, **extra))
             else:
                 self.events.append(Event.make("given_three", a, **{"from": b}))
@@ -183,7 +182,7 @@ class Setup:
         allowed, n = self._return_allowed()
         ranks = [r for r in range(NRANKS) for _ in range(min(allowed[r], n))]
         combos = sorted(set(itertools.combinations(ranks, n)))
-        return [Action(seat, A.RETURN, "".join(_RANK_CHAR[r] for r in c)) for c in combos]
+        return [Action(seat, A.RETURN, "".join(RANK_CHARS[r] for r in c)) for c in combos]
 
     def _return_allowed(self) -> tuple[Counts, int]:
         seat, _, n = self.pending[0]

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from engine import actions as A
 from engine.actions import Action, IllegalAction
-from engine.cards import fmt
+from engine.cards import fmt, parse
 from engine.deal import deal_hands
 from engine.game import Game
 from engine.match import Match
@@ -57,8 +57,8 @@ def play_checked(game: Game, rng: random.Random, probe: bool) -> list[dict[str, 
         new = game.apply(action)
         for e in new:
             if e.type == "play":
-                for ch in str(e["cards"]):
-                    played["3456789TJQKA2SB".index(ch)] += 1
+                for r, n in enumerate(parse(str(e["cards"]))):
+                    played[r] += n
         events += [e.to_json() for e in new]
         steps += 1
         assert steps < 3000, "the game must end"

@@ -10,10 +10,11 @@ burns only when the duty can be met, and never makes a penultimate play it expec
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .. import actions as A
-from ..cards import BIG, NRANKS, SMALL, THREE, TWO
+from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus
 from ..game import duty_feasible
 from ..plays import Play, as_play
 from ..view import opposite, team
@@ -46,20 +47,16 @@ def _group(rank: int, n: int) -> Play:
     return Play(tuple(c))
 
 
-def body_ranks(hand: list[int], bound: bool) -> list[int]:
+def body_ranks(hand: Sequence[int], bound: bool) -> list[int]:
     """Ranks below 2 held, the 3s left out when they are bound to go last (§8)."""
     return [r for r in range(TWO) if hand[r] and not (bound and r == THREE)]
 
 
-def rest_without_threes(hand: list[int], bound: bool) -> list[int]:
+def rest_without_threes(hand: Sequence[int], bound: bool) -> list[int]:
     rest = list(hand)
     if bound:
         rest[THREE] = 0
     return rest
-
-
-def _minus(hand: list[int], p: Play) -> list[int]:
-    return [h - c for h, c in zip(hand, p.counts, strict=True)]
 
 
 def decide_play(
@@ -128,7 +125,7 @@ def _burn_lead(k: Knowledge, plays: tuple[Play, ...]) -> Choice:
     bound = k.bound
     best: tuple[tuple[int, int, int], Play] | None = None
     for p in plays:
-        after = _minus(h, p)
+        after = minus(h, p.counts)
         left = sum(after)
         if left and not duty_feasible(after, bound and after[THREE] > 0):
             continue
@@ -184,7 +181,7 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
     ranked = [plays[i] for _, i in costed]
     for cost, i in costed:
         p = plays[i]
-        after = _minus(h, p)
+        after = minus(h, p.counts)
         left = sum(after)
         if cost > limit:
             break
@@ -195,7 +192,7 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
         return _play(p, why)
     if ranked and bound:
         p = ranked[0]
-        after = _minus(h, p)
+        after = minus(h, p.counts)
         if sum(after) == after[THREE] and answer_cost(h, p, bound) <= limit:
             return Choice(A.PASS, None, "avoid_smother")
     return Choice(A.PASS, None, "pass_save")
@@ -222,7 +219,7 @@ def _burn(k: Knowledge, plays: tuple[Play, ...], rng: random.Random) -> Choice:
     smother = likely_penultimate(k, owner)
     best: tuple[float, Play] | None = None
     for p in plays:
-        after = _minus(h, p)
+        after = minus(h, p.counts)
         left = sum(after)
         if left == 0:
             return _play(p, "go_out")
