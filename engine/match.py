@@ -80,10 +80,8 @@ class Match:
             g.check(action)
         elif self.setup is None:
             raise IllegalAction(A.NOT_YOUR_TURN, "No game is running.")
-        elif action not in self.setup.options(action.seat):
-            if self.setup.asked() is None or self.setup.asked()[0] != action.seat:  # type: ignore[index]
-                raise IllegalAction(A.NOT_YOUR_TURN, "It is not your turn.")
-            raise IllegalAction(A.NOT_ASKED, "That is not one of your choices now.")
+        else:
+            self.setup.check(action)
 
     def apply(self, action: Action) -> list[Event]:
         if self.setup is None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from . import actions as A
 from .actions import Action, IllegalAction
-from .cards import BIG, NRANKS, RANK_CHARS, SMALL, TWO, Counts, fmt, parse
+from .cards import BIG, NRANKS, RANK_CHARS, SMALL, TWO, Counts, contains, fmt, minus, parse
 from .deal import SuitedHand, buy_threes, counts_of, deal, first_leader, pay_debt, return_choices
 from .events import Event, EventValue
 from .game import Game
@@ -17,6 +18,25 @@ from .rules import Rules
 from .view import ACTIVE, REVOLTED, Debt, SeatView, opposite
 
 MAX_REDEALS = 100  # a safety valve: re-deals are rare (two revolutions, no 3 to be had)
+
+
+@dataclass(frozen=True)
+class Question:
+    """A deal-phase decision still to ask: for 还贡, how many cards and to whom (§11)."""
+
+    seat: int
+    ask: str
+    cards: int = 0
+    payer: int = -1
+
+
+# What each deal-phase question may be answered with.
+_ANSWERS = {
+    A.ASK_REVOLT: (A.REVOLT, A.NO_REVOLT),
+    A.ASK_YAOTOU: (A.YAOTOU, A.WUTOU),
+    A.ASK_DECLARE: (A.DECLARE, A.NO_DECLARE),
+    A.ASK_RETURN: (A.RETURN,),
+}
 
 
 class Setup:
@@ -53,8 +73,7 @@ class Setup:
         self.revolted: list[int] = []
         self.declared: list[int] = []
         self.yaotou: list[int] = []
-        self.pending: list[tuple[int, str, int]] = []  # (seat, ask, detail) still to ask
-        self.returns: dict[int, tuple[int, int]] = {}  # pending index → (payer, cards)
+        self.pending: list[Question] = []  # still to ask, in order
         self.events.append(Event.make("dealt", None, game=self.number))
         # §11: debts paid in their order; 还贡 for 落贡 asked afterwards.
         for debt in self.debts:
@@ -69,9 +88,7 @@ class Setup:
                 )
             )
             if debt.kind == "luo" and self.rules.return_tribute and given:
-                self.pending.append((debt.dst, A.ASK_RETURN, len(given)))
-                self.returns[len(self.pending) - 1] = (debt.src, len(given))
-        self._ret_index = 0
+                self.pending.append(Question(debt.dst, A.ASK_RETURN, len(given), debt.src))
         self.stage = "return"
         self._next()
 
@@ -94,7 +111,7 @@ class Setup:
                     return
                 self.stage = "yaotou"
                 if self.revolted and self.rules.yaotou:
-                    self.pending.append((opposite(self.revolted[0]), A.ASK_YAOTOU, 0))
+                    self.pending.append(Question(opposite(self.revolted[0]), A.ASK_YAOTOU))
                 continue
             if self.stage == "yaotou":
                 self.stage = "declare"
@@ -104,7 +121,9 @@ class Setup:
                     fixed = (
                         {self.revolted[0], opposite(self.revolted[0])} if self.revolted else set()
                     )
-                    self.pending.extend((s, A.ASK_DECLARE, 0) for s in range(6) if s not in fixed)
+                    self.pending.extend(
+                        Question(s, A.ASK_DECLARE) for s in range(6) if s not in fixed
+                    )
                 continue
             if self.stage == "declare":
                 self._begin_play()
@@ -135,7 +154,7 @@ class Setup:
         for s in range(6):
             h = self.hands[s]
             if s not in self.revolted and not (h[TWO] or h[SMALL] or h[BIG]):
-                self.pending.append((s, A.ASK_REVOLT, 0))
+                self.pending.append(Question(s, A.ASK_REVOLT))
 
     def _redeal(self) -> None:
         self.redeals += 1
@@ -164,8 +183,8 @@ class Setup:
     def asked(self) -> tuple[int, str] | None:
         if self.game is not None or not self.pending:
             return None
-        seat, ask, _ = self.pending[0]
-        return seat, ask
+        q = self.pending[0]
+        return q.seat, q.ask
 
     def options(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now."""
@@ -185,29 +204,43 @@ class Setup:
         return [Action(seat, A.RETURN, "".join(RANK_CHARS[r] for r in c)) for c in combos]
 
     def _return_allowed(self) -> tuple[Counts, int]:
-        seat, _, n = self.pending[0]
-        payer, _ = self.returns[self._ret_index]
-        allowed = return_choices(self.hands[seat], self.received[seat], self.hands[payer])
-        return allowed, min(n, sum(allowed))
+        q = self.pending[0]
+        allowed = return_choices(self.hands[q.seat], self.received[q.seat], self.hands[q.payer])
+        return allowed, min(q.cards, sum(allowed))
 
-    def apply(self, action: Action) -> list[Event]:
+    def check(self, action: Action) -> Counts | None:
+        """Raise :class:`IllegalAction` if ``action`` is refused now (changing nothing); the
+        cards of a valid 还贡, if that is what was asked."""
         ask = self.asked()
         if ask is None or action.seat != ask[0]:
             raise IllegalAction(A.NOT_YOUR_TURN, "It is not your turn.")
-        seat, kind = ask
-        expected = {
-            A.ASK_REVOLT: (A.REVOLT, A.NO_REVOLT),
-            A.ASK_YAOTOU: (A.YAOTOU, A.WUTOU),
-            A.ASK_DECLARE: (A.DECLARE, A.NO_DECLARE),
-            A.ASK_RETURN: (A.RETURN,),
-        }[kind]
-        if action.do not in expected:
+        if action.do not in _ANSWERS[ask[1]]:
             raise IllegalAction(A.NOT_ASKED, f"{action.do!r} is not what you are asked for now.")
+        if ask[1] != A.ASK_RETURN:
+            return None
+        allowed, n = self._return_allowed()
+        try:
+            want = parse(action.cards)
+        except ValueError:
+            raise IllegalAction(A.BAD_RETURN, "Those are not cards.") from None
+        if sum(want) != n or not contains(allowed, want):
+            raise IllegalAction(
+                A.BAD_RETURN,
+                f"Return {n} card(s) of ranks your payer holds, not ones you just received (§11).",
+                n=n,
+            )
+        return want
+
+    def apply(self, action: Action) -> list[Event]:
+        want = self.check(action)
+        q = self.pending.pop(0)
+        seat = q.seat
         start = len(self.events)
-        if kind == A.ASK_RETURN:
-            self._return(seat, action.cards)
-        self.pending.pop(0)
-        if action.do == A.REVOLT:
+        if want is not None:  # §11 还贡
+            self.hands[seat] = list(minus(self.hands[seat], want))
+            self.hands[q.payer] = [h + w for h, w in zip(self.hands[q.payer], want, strict=True)]
+            self.events.append(Event.make("tribute_returned", seat, to=q.payer, cards=fmt(want)))
+        elif action.do == A.REVOLT:
             self.revolted.append(seat)
             self.events.append(Event.make("revolution", seat, forced=False))
         elif action.do in (A.YAOTOU, A.WUTOU):
@@ -219,25 +252,6 @@ class Setup:
             self.events.append(Event.make("declared", seat))
         self._next()
         return self.events[start:]
-
-    def _return(self, seat: int, cards: str) -> None:
-        allowed, n = self._return_allowed()
-        try:
-            want = parse(cards)
-        except ValueError:
-            raise IllegalAction(A.BAD_RETURN, "Those are not cards.") from None
-        if sum(want) != n or any(w > a for w, a in zip(want, allowed, strict=True)):
-            raise IllegalAction(
-                A.BAD_RETURN,
-                f"Return {n} card(s) of ranks your payer holds, not ones you just received (§11).",
-                n=n,
-            )
-        payer, _ = self.returns[self._ret_index]
-        for r, k in enumerate(want):
-            self.hands[seat][r] -= k
-            self.hands[payer][r] += k
-        self._ret_index += 1
-        self.events.append(Event.make("tribute_returned", seat, to=payer, cards=fmt(want)))
 
     def view(self, seat: int | None) -> SeatView:
         ask = self.asked()
@@ -272,5 +286,4 @@ class Setup:
         ask = self.asked()
         if ask is None or ask[1] != A.ASK_RETURN:
             return None
-        payer, _ = self.returns[self._ret_index]
-        return payer, self._return_allowed()[1]
+        return self.pending[0].payer, self._return_allowed()[1]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+import pytest
+
 from engine import actions as A
-from engine.actions import Action
+from engine.actions import Action, IllegalAction
 from engine.cards import parse
 from engine.deal import pay_debt, return_choices
 from engine.match import Match
@@ -160,10 +162,6 @@ def test_bad_return_is_refused() -> None:
         ask = second_deal_ask(rng)
         match = ask.match
         if ask.kind == A.ASK_RETURN:
-            import pytest
-
-            from engine.actions import IllegalAction
-
             with pytest.raises(IllegalAction) as err:
                 match.apply(Action(ask.seat, A.RETURN, "BBBBB"))
             assert err.value.code == A.BAD_RETURN
@@ -188,3 +186,24 @@ def test_return_prompt_names_payer_and_count() -> None:
             assert str(count) in prompt_text(view, "zh", names)
             return
     raise AssertionError("no 还贡 was asked")
+
+
+def test_check_and_apply_agree_on_returns_in_any_card_order() -> None:
+    rng = random.Random(3)
+    for _ in range(40):
+        ask = second_deal_ask(rng)
+        match = ask.match
+        options = match.options(ask.seat) if ask.kind == A.ASK_RETURN else []
+        two = [a for a in options if len(set(a.cards)) == 2]
+        if not two:
+            continue
+        reordered = Action(ask.seat, A.RETURN, two[0].cards[::-1])
+        before = [list(h) for h in match.setup.hands]  # type: ignore[union-attr]
+        with pytest.raises(IllegalAction):
+            match.check(Action(ask.seat, A.RETURN, "33333"))
+        assert match.setup.hands == before  # type: ignore[union-attr]
+        match.check(reordered)  # accepted exactly as apply accepts it
+        events = match.apply(reordered)
+        assert events[0].type == "tribute_returned"
+        return
+    raise AssertionError("no two-card 还贡 with two ranks was asked")
