@@ -118,6 +118,7 @@ class Game:
         self.ranks: list[int | None] = [None] * 6
         self.men: list[tuple[int, int]] = []  # 闷贡 owed (from, to)
         self.shao: list[tuple[int, int, int]] = []  # 烧贡 owed (from, to, cards)
+        self._debts: tuple[Debt, ...] = ()  # what the finished game leaves (§11), set once
         self.four_way = False
         self.over = False
         self.top: Top | None = None
@@ -388,6 +389,9 @@ class Game:
                 self.top_order, self.fails, self.smothers, self.revolutionary, self.over
             )
             events.extend(Event.make("finished", s, rank=self.ranks[s]) for s in live)
+            self._debts = tuple(
+                debts(self.rules, self.ranks, self.opened, self.declared, self.men, self.shao)
+            )
             self.burning = None
             self.top = None
             self.ask = None
@@ -483,21 +487,19 @@ class Game:
         self.passed = set()
         self.queue.clear()
         self.yielded = None
-        if self.active(owner):
-            if self.burning == owner and not duty_feasible_now(
-                self.hands[owner], self._bound_by_threes(owner)
-            ):
-                # §7 诈烧: no lead the duty allows.
-                self.status[owner] = FAILED
-                self.fails.append(owner)
-                self.burning = None
-                events.append(Event.make("burn_fail", owner))
-                self._rank(owner, events)
-                self._after_ranking(events)
-                if self.over:
-                    return
-                self._wind(owner, events)
+        if self.burning == owner and not duty_feasible_now(
+            self.hands[owner], self._bound_by_threes(owner)
+        ):
+            # §7 诈烧: no lead the duty allows; the lead passes on as in 接风.
+            self.status[owner] = FAILED
+            self.fails.append(owner)
+            self.burning = None
+            events.append(Event.make("burn_fail", owner))
+            self._rank(owner, events)
+            self._after_ranking(events)
+            if self.over:
                 return
+        if self.active(owner):
             self.ask = (owner, A.ASK_LEAD)
         else:
             self._wind(owner, events)
@@ -546,9 +548,13 @@ class Game:
 
     # -- results -----------------------------------------------------------------------------
     def tributes(self) -> list[Debt]:
-        if not self.over:
-            return []
-        return debts(self.rules, self.ranks, self.opened, self.declared, self.men, self.shao)
+        """The tributes owed for the next game (§11); empty until the game is over."""
+        return list(self._debts)
+
+    @property
+    def phase(self) -> str:
+        """RECORDS.md ``state.phase``: play, four_way or over."""
+        return "over" if self.over else "four_way" if self.four_way else "play"
 
     def score(self) -> tuple[int, int]:
         return score(self.ranks) if self.over else (0, 0)
@@ -570,7 +576,7 @@ class Game:
         return SeatView(
             rules=rules,
             seat=seat,
-            phase="over" if self.over else "four_way" if self.four_way else "play",
+            phase=self.phase,
             to_act=ask[0] if ask else None,
             asked=ask[1] if ask else None,
             hand=fmt(self.hands[seat]) if seat is not None else None,
@@ -586,7 +592,7 @@ class Game:
             revolted=(self.revolutionary,) if self.revolutionary is not None else (),
             declared=self.declared,
             yaotou=self.yaotou,
-            tributes=tuple(self.tributes()),
+            tributes=self._debts,
             score=self.score(),
         )
 

@@ -156,7 +156,7 @@ def game_json(game: Game) -> tuple[dict[str, Any], dict[str, Any]]:
     ask = game.asked()
     top = game.top
     state = {
-        "phase": "over" if game.over else "four_way" if game.four_way else "play",
+        "phase": game.phase,
         "to_act": ask[0] if ask else None,
         "top": {"seat": top.seat, "cards": str(top.play)} if top else None,
         "burning": game.burning,
