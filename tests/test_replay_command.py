@@ -94,3 +94,38 @@ def test_missing_file_exit_two() -> None:
         check=False,
     )
     assert proc.returncode == 2 and json.loads(proc.stdout)["error"]["code"] == "bad_record"
+
+
+def test_a_saved_game_record_round_trips() -> None:
+    import random
+
+    from engine.cards import fmt
+    from engine.deal import deal_hands
+    from engine.game import Game
+    from engine.playout import play_out
+    from engine.record import Record, parse_record
+    from engine.record import replay as replay_record
+    from engine.rules import Rules
+
+    rng = random.Random(4)
+    rules = Rules.preset_named("qingdao").with_switches({"kill_big_joker": True})
+    hands = deal_hands(rng)
+    game = Game(rules, hands, 2)
+    play_out(game, rng)
+    saved = Record(rules, tuple(fmt(h) for h in hands), 2, (), (), (), tuple(game.log))
+    text = json.dumps(saved.to_json())
+    loaded = parse_record(json.loads(text))
+    assert loaded == saved
+    out, status = replay(None, raw=text)
+    assert status == 0 and out == replay_record(saved)[0]
+    assert out["result"]["over"] is True
+
+
+def test_actions_have_a_compact_text_form() -> None:
+    from engine.actions import Action
+
+    for a in (Action(3, "play", "BB22999"), Action(0, "pass"), Action(5, "return", "K3")):
+        assert Action.parse(str(a)) == a
+    for bad in ("x:play", "1:burn", "1", "1:play:KK:extra"):
+        with pytest.raises(ValueError):
+            Action.parse(bad)
