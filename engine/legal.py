@@ -59,18 +59,17 @@ def beating_plays(hand: Sequence[int], top: Play, kill_big_joker: bool = False) 
         found[_counts(big, small, base, plain, twos)] = None
     if kill_big_joker and q.big == 1:
         rest_q = Shape(0, q.small, q.base, q.body)
-        # 二杀一: two B in the place of the one B, the rest beating the rest.
-        if hand[BIG] >= 2:
+        # 二杀一: two B in the place of the one B; 三杀一: three S and no B — the rest beating
+        # the rest.
+        for killer, n, no_big in ((BIG, 2, False), (SMALL, 3, True)):
+            if hand[killer] < n:
+                continue
             h = list(hand)
-            h[BIG] -= 2
-            for big, small, base, plain, twos in _rests(h, rest_q, no_big=False):
-                found[_counts(big + 2, small, base, plain, twos)] = None
-        # 三杀一: three S and no B.
-        if hand[SMALL] >= 3:
-            h = list(hand)
-            h[SMALL] -= 3
-            for big, small, base, plain, twos in _rests(h, rest_q, no_big=True):
-                found[_counts(big, small + 3, base, plain, twos)] = None
+            h[killer] -= n
+            for shape in _rests(h, rest_q, no_big=no_big):
+                c = list(_counts(*shape))
+                c[killer] += n
+                found[tuple(c)] = None
     return [Play(c) for c in found]
 
 
