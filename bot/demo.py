@@ -35,7 +35,7 @@ def run_demo(
 ) -> int:
     rng = random.Random(seed)
     names = NAMES.get(lang, NAMES["zh"])
-    match = Match(Rules.preset_named(preset), rng)
+    match = Match(Rules.preset_named(preset), seed=seed)
     out_dir.mkdir(parents=True, exist_ok=True)
     for number in range(1, games + 1):
         batch = match.new_game()

@@ -10,7 +10,9 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="够级 rules engine")
     sub = parser.add_subparsers(dest="command", required=True)
-    rp = sub.add_parser("replay", help="referee a game record (RECORDS.md)")
+    rp = sub.add_parser(
+        "replay", help="referee a game record (RECORDS.md) or a match record (MATCH_RECORDS.md)"
+    )
     rp.add_argument("file", help="a record file, or - for standard input")
     bp = sub.add_parser("bench", help="play seeded random games and print figures")
     bp.add_argument("--games", type=int, default=300)
@@ -28,10 +30,10 @@ def main(argv: list[str] | None = None) -> int:
         from .record import replay_text
 
         if args.file == "-":
-            text = sys.stdin.read()
+            text = sys.stdin.buffer.read()
         else:
             try:
-                with open(args.file, encoding="utf-8") as f:
+                with open(args.file, "rb") as f:
                     text = f.read()
             except OSError as e:
                 out = {"ok": False, "error": {"code": "bad_record", "message": str(e)}}

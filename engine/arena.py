@@ -34,7 +34,7 @@ def play_game(
     budget_ms: float = DEFAULT_BUDGET_MS,
 ) -> tuple[tuple[int, int], list[float], list[float]]:
     """One game of a fresh match; (score (A, B), decision ms of team A, of team B)."""
-    match = Match(rules, rng=random.Random(deal_seed))
+    match = Match(rules, seed=deal_seed)
     match.new_game()
     rngs = [random.Random(ai_seed * 6 + s) for s in range(6)]
     levels = (level_a, level_b)

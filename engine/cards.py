@@ -22,7 +22,8 @@ SUITS = "SHDC"  # spades, hearts, diamonds, clubs (only for the shoe and images)
 Counts = tuple[int, ...]
 
 _DESC_CHARS = RANK_CHARS[::-1]
-_CHAR_RANK = {c: i for i, c in enumerate(RANK_CHARS)}
+_STRICT = {c: i for i, c in enumerate(RANK_CHARS)}
+_CHAR_RANK = dict(_STRICT)
 _CHAR_RANK["0"] = TEN  # some players type 10 as 0
 
 
@@ -38,11 +39,24 @@ def rank_of(char: str) -> int:
 
 
 def parse(text: str) -> Counts:
-    """Counts by rank of a notation string; spaces are ignored, ``10`` is read as a ten."""
+    """Counts by rank of friendly notation (what a player may type): lower case, spaces and
+    ``10`` for a ten are accepted. Records use :func:`parse_strict`."""
     counts = [0] * NRANKS
     text = text.replace("10", "T").replace(" ", "")
     for ch in text:
         counts[rank_of(ch)] += 1
+    return tuple(counts)
+
+
+def parse_strict(text: str) -> Counts:
+    """Counts by rank of strict notation (records, RECORDS.md): only the 15 characters
+    ``3456789TJQKA2SB``, upper case, nothing else."""
+    counts = [0] * NRANKS
+    for ch in text:
+        r = _STRICT.get(ch)
+        if r is None:
+            raise NotationError(f"{ch!r} is not a card (use 3-9, T, J, Q, K, A, 2, S, B)")
+        counts[r] += 1
     return tuple(counts)
 
 

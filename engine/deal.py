@@ -7,7 +7,9 @@ import random
 from collections.abc import Sequence
 
 from .cards import BIG, FOUR, NRANKS, SMALL, THREE, TWO, Counts, shoe
-from .view import Debt, opposite, teammates
+from .seats import opposite, teammates
+from .view import Debt
+from .vocab import LeaderReason
 
 SuitedHand = list[tuple[int, str]]
 
@@ -31,7 +33,9 @@ def deal_hands(rng: random.Random) -> list[Counts]:
     return [counts_of(h) for h in deal(rng)]
 
 
-def first_leader(hands: Sequence[SuitedHand], bie3: bool, rng: random.Random) -> tuple[int, str]:
+def first_leader(
+    hands: Sequence[SuitedHand], bie3: bool, rng: random.Random
+) -> tuple[int, LeaderReason]:
     """§5.6, game 1: the most same-suit 4s (憋3 on) or 3s (off), at least two; ties to the seat
     reached first counterclockwise from seat 0; nobody → a seat drawn at random."""
     rank = FOUR if bie3 else THREE
@@ -45,8 +49,8 @@ def first_leader(hands: Sequence[SuitedHand], bie3: bool, rng: random.Random) ->
         if n > best_n:
             best, best_n = seat, n
     if best < 0:
-        return rng.randrange(6), "random"
-    return best, "fours" if bie3 else "threes"
+        return rng.randrange(6), LeaderReason.RANDOM
+    return best, LeaderReason.FOURS if bie3 else LeaderReason.THREES
 
 
 def highest_tribute_card(hand: Sequence[int], received: Sequence[int]) -> int | None:

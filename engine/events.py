@@ -1,76 +1,74 @@
-"""Events: the only output of the engine (RECORDS.md "events"), read by renderers and the bot."""
+"""Events: the only output of the engine (RECORDS.md "events"), read by renderers and the bot.
+
+An :class:`Event` has typed fields; which of them a type carries is :data:`FIELDS` (RECORDS.md's
+table for the play, the deal phase's own after it), and :meth:`Event.to_json` writes exactly those.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-EventValue = int | str | bool | None
+from .vocab import DEAL_EVENTS, PLAY_EVENTS, Do, EventType, LeaderReason, TributeKind
 
-# Types of RECORDS.md, in its table's order, then the ones of the deal (§5, §11), which records
-# never contain because a record starts at the first play.
-PLAY_EVENTS = (
-    "play",
-    "pass",
-    "auto_pass",
-    "yield",
-    "burn",
-    "burn_break",
-    "counter_burn",
-    "burn_success",
-    "burn_fail",
-    "smothered",
-    "trick_won",
-    "opened",
-    "finished",
-    "wind",
-    "four_way",
-    "game_over",
-)
-DEAL_EVENTS = (
-    "dealt",  # a new deal (seat None); extra: game (1-based number in the match)
-    "tribute_paid",  # seat pays; to, kind, cards (the cards given, may be "")
-    "tribute_returned",  # seat (the receiver) returns cards to `to` (还贡)
-    "bought_three",  # 买3: seat buys a 3 from `to`... see extra `from`, paid
-    "given_three",  # 要3: seat receives a free 3 from `from`
-    "revolution",  # 革命 declared
-    "void_deal",  # 流局: two or more revolutions (seat None); re-deal follows
-    "no_three",  # a 3 cannot be had: re-deal (seat None)
-    "yaotou",  # the revolutionary's 对头 chose; extra: choice "yaotou" | "wutou"
-    "declared",  # 宣点
-    "leader",  # the first leader of the game; extra: reason "fours" | "threes" | "random" | "daluo"
-)
+__all__ = ["DEAL_EVENTS", "FIELDS", "PLAY_EVENTS", "Event", "EventType"]
 
-
-# Fields the engine adds for renderers but records never show: ``claim`` marks a ``pass`` that
-# declines a burn claim (§7), which RECORDS.md reports as a plain ``pass``.
-INTERNAL_FIELDS = frozenset({"claim"})
+E = EventType
+# The fields each type carries besides ``type`` and ``seat``, by their JSON names.
+FIELDS: dict[EventType, tuple[str, ...]] = {
+    E.PLAY: ("cards", "gouji"),
+    E.BURN: ("victim",),
+    E.BURN_BREAK: ("burner",),
+    E.COUNTER_BURN: ("burner",),
+    E.BURN_SUCCESS: ("victim", "tribute"),
+    E.SMOTHERED: ("by",),
+    E.FINISHED: ("rank",),
+    E.DEALT: ("game",),
+    E.TRIBUTE_PAID: ("to", "kind", "cards"),
+    E.TRIBUTE_RETURNED: ("to", "cards"),
+    E.BOUGHT_THREE: ("from", "paid"),
+    E.GIVEN_THREE: ("from",),
+    E.REVOLUTION: ("forced",),
+    E.YAOTOU: ("choice",),
+    E.LEADER: ("reason",),
+}
+_ATTR = {"from": "source"}  # JSON names that are Python keywords
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    type: str
-    seat: int | None
-    extra: tuple[tuple[str, EventValue], ...] = ()
+    """Something that happened. ``seat`` is the actor (None for table-wide events)."""
 
-    @staticmethod
-    def make(type_: str, seat: int | None, **extra: EventValue) -> Event:
-        return Event(type_, seat, tuple(extra.items()))
-
-    def get(self, key: str, default: EventValue = None) -> EventValue:
-        for k, v in self.extra:
-            if k == key:
-                return v
-        return default
-
-    def __getitem__(self, key: str) -> EventValue:
-        for k, v in self.extra:
-            if k == key:
-                return v
-        raise KeyError(key)
+    type: EventType
+    seat: int | None = None
+    cards: str | None = None  # canonical notation, strongest first
+    gouji: bool | None = None  # a 够级 play (false during 四户乱缠)
+    victim: int | None = None  # whose 够级 play was burned
+    burner: int | None = None  # whose burn was broken (解烧) or counter-burned (反烧)
+    tribute: int | None = None  # 烧贡 owed: 1, or 2 after a counter-burn
+    by: int | None = None  # whose play smothered (闷) the seat
+    rank: int | None = None  # 1 = 头科 … 6 = 大落
+    game: int | None = None  # the dealt game's number in the match (1-based)
+    to: int | None = None  # the receiver of a tribute or of 还贡
+    kind: TributeKind | None = None
+    source: int | None = None  # JSON "from": who sold (买3) or gave (要3) the 3
+    paid: str | None = None  # the card paid for a 3
+    forced: bool | None = None  # a 革命 that §5.3 forced
+    choice: Do | None = None  # 要头 or 无头
+    reason: LeaderReason | None = None
+    # Internal, never in a record: a ``pass`` that declines a burn claim (§7), which RECORDS.md
+    # reports as a plain pass and the group never sees.
+    claim: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """The RECORDS.md form (internal detail fields such as ``claim`` left out)."""
-        out: dict[str, Any] = {"type": self.type, "seat": self.seat}
-        out.update((k, v) for k, v in self.extra if k not in INTERNAL_FIELDS)
+        """The RECORDS.md form: type, seat and the type's own fields."""
+        out: dict[str, Any] = {"type": str(self.type), "seat": self.seat}
+        for name in FIELDS.get(self.type, ()):
+            value = getattr(self, _ATTR.get(name, name))
+            out[name] = str(value) if isinstance(value, str) else value
         return out
+
+    def get(self, key: str, default: object = None) -> object:
+        """A field by its JSON name (for generic readers such as tests)."""
+        value = getattr(self, _ATTR.get(key, key), None)
+        return default if value is None else value

@@ -11,30 +11,23 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from . import actions as A
 from .actions import Action, IllegalAction
-from .cards import BIG, NRANKS, RANK_CHARS, SMALL, THREE, TWO, Counts, contains, fmt, minus, parse
+from .cards import BIG, NRANKS, SMALL, THREE, TWO, Counts, contains, fmt, minus, parse
 from .events import Event
-from .legal import beating_plays, can_beat, lead_plays
+from .legal import Legal, beating_plays, can_beat, lead_plays
 from .plays import Play, as_play, beats
 from .ranking import compute_ranks, debts, revolutionary_rank, score
 from .rules import Rules
-from .view import (
-    ACTIVE,
-    FAILED,
-    FINISHED,
-    REVOLTED,
-    SMOTHERED,
-    Debt,
-    SeatView,
-    TopView,
-    opposite,
-    team,
-    teammates,
-)
+from .seats import ccw, opposite, team
+from .view import Debt, SeatView, game_view
+
+if TYPE_CHECKING:
+    from .record import Record
+from .vocab import Ask, Code, Do, EventType, Phase, Status
 
 
 @dataclass(frozen=True)
@@ -48,40 +41,6 @@ class Top:
     can_open: bool  # would open its owner if it stands (§9)
     burn_play: bool  # starts or continues a burn (§7), its last lead included
     penult: bool  # its owner's penultimate play under 憋3 (§8)
-
-
-@dataclass(frozen=True)
-class Legal:
-    """What a seat may do now. ``plays`` are concrete plays to offer (for an answer: every
-    distinct beating play; for a lead: a compact menu, any legal lead being accepted), grouped
-    by :meth:`groups` for a phone UI."""
-
-    seat: int
-    ask: str
-    plays: tuple[Play, ...]
-    can_pass: bool
-    can_yield: bool
-    any_lead: bool
-
-    def groups(self) -> dict[str, list[Play]]:
-        """Plays keyed by the notation character of their body rank ("J", "2") or "S"/"B"
-        for joker-only plays, strongest group first."""
-        out: dict[str, list[Play]] = {}
-        for p in sorted(self.plays, key=_group_key, reverse=True):
-            sh = p.shape
-            key = RANK_CHARS[sh.base] if sh.base >= 0 else ("B" if sh.big else "S")
-            out.setdefault(key, []).append(p)
-        return out
-
-
-def _group_key(p: Play) -> tuple[int, int, int]:
-    sh = p.shape
-    return (sh.base if sh.base >= 0 else 20 + sh.big, -sh.size, -(sh.big + sh.small))
-
-
-def ccw(start: int) -> Iterable[int]:
-    """Seats counterclockwise (§1: i → i+1) starting at ``start``."""
-    return ((start + k) % 6 for k in range(6))
 
 
 class Game:
@@ -98,12 +57,14 @@ class Game:
         yaotou: Sequence[int] = (),
     ) -> None:
         self.rules = rules
+        self.start_hands: tuple[Counts, ...] = tuple(tuple(h) for h in hands)
+        self.leader = leader  # as given: a revolted leader's lead passes on (§5.6)
         self.hands: list[list[int]] = [list(h) for h in hands]
-        self.status: list[str] = [ACTIVE] * 6
+        self.status: list[Status] = [Status.ACTIVE] * 6
         self.revolutionary: int | None = revolted[0] if revolted else None
         self.rev_announced = False
         for s in revolted:
-            self.status[s] = REVOLTED
+            self.status[s] = Status.REVOLTED
         self.declared: tuple[int, ...] = tuple(declared)
         self.yaotou: tuple[int, ...] = tuple(yaotou)
         self.yaotou_stood = [0] * 6  # 够死级 plays that stood (§5.4 要头)
@@ -124,17 +85,17 @@ class Game:
         self.top: Top | None = None
         self.passed: set[int] = set()
         self.yielded: int | None = None
-        self.queue: deque[tuple[int, str]] = deque()
-        self.ask: tuple[int, str] | None = None
+        self.queue: deque[tuple[int, Ask]] = deque()
+        self.ask: tuple[int, Ask] | None = None
         self.burning: int | None = None
         self.burn_victim: int | None = None
         self.burn_tribute = 1
         self.last_actor = leader
         self.log: list[Action] = []
-        if self.status[leader] != ACTIVE:
+        if self.status[leader] != Status.ACTIVE:
             leader = self._next_active(leader)
-        self.ask = (leader, A.ASK_LEAD)
-        self.four_way = sum(1 for s in self.status if s == ACTIVE) <= 4  # §12
+        self.ask = (leader, Ask.LEAD)
+        self.four_way = sum(1 for s in self.status if s == Status.ACTIVE) <= 4  # §12
 
     @staticmethod
     def from_position(
@@ -149,12 +110,12 @@ class Game:
         return Game(rules, counts, leader, revolted, declared, yaotou)
 
     # -- questions ---------------------------------------------------------------------------
-    def asked(self) -> tuple[int, str] | None:
+    def asked(self) -> tuple[int, Ask] | None:
         """(seat, ask kind) of the seat that must act now, or None when the game is over."""
         return None if self.over else self.ask
 
     def active(self, seat: int) -> bool:
-        return self.status[seat] == ACTIVE
+        return self.status[seat] == Status.ACTIVE
 
     def headless(self, seat: int) -> bool:
         """§12 无头: active with an inactive 对头 — except a 要头 player until three of their
@@ -169,10 +130,10 @@ class Game:
     def legal(self, seat: int) -> Legal:
         """The legal actions of ``seat`` (empty when it is not asked)."""
         if self.over or self.ask is None or self.ask[0] != seat:
-            return Legal(seat, "", (), False, False, False)
+            return Legal(seat, None, (), False, False, False)
         _, ask = self.ask
         hand = self.hands[seat]
-        if ask == A.ASK_LEAD:
+        if ask == Ask.LEAD:
             duty = self.burning == seat
             plays = lead_plays(hand, self._bound_by_threes(seat), need_joker=duty)
             return Legal(seat, ask, tuple(plays), False, False, True)
@@ -185,7 +146,7 @@ class Game:
         still meet the duty — enough jokers to lead every group but the last? A conservative
         estimate: None when the play would not be a burn; True when the remaining hand splits
         into groups that each carry a joker plus at most one joker-free emptying play."""
-        if self.ask is None or self.ask[0] != seat or self.ask[1] != A.ASK_BURN:
+        if self.ask is None or self.ask[0] != seat or self.ask[1] != Ask.BURN:
             return None
         played = parse(cards)
         if not contains(self.hands[seat], played):
@@ -196,20 +157,20 @@ class Game:
     def check(self, action: Action) -> Play | None:
         """Raise :class:`IllegalAction` if ``action`` is refused now; the play it makes, if any."""
         if self.over or self.ask is None or action.seat != self.ask[0]:
-            raise IllegalAction(A.NOT_YOUR_TURN, "It is not your turn.")
+            raise IllegalAction(Code.NOT_YOUR_TURN, "It is not your turn.")
         seat, ask = self.ask
-        if action.do == A.PLAY:
+        if action.do == Do.PLAY:
             return self._check_play(seat, ask, action.cards)
-        if action.do in (A.PASS, A.YIELD):
-            if ask == A.ASK_LEAD:
-                raise IllegalAction(A.MUST_LEAD, "You won the trick: you must lead a play.")
-            if action.do == A.YIELD and not self._may_yield(seat, ask):
+        if action.do in (Do.PASS, Do.YIELD):
+            if ask == Ask.LEAD:
+                raise IllegalAction(Code.MUST_LEAD, "You won the trick: you must lead a play.")
+            if action.do == Do.YIELD and not self._may_yield(seat, ask):
                 raise IllegalAction(
-                    A.CANNOT_YIELD,
+                    Code.CANNOT_YIELD,
                     "You may yield (让牌) only when asked about your 对头's non-够级 play.",
                 )
             return None
-        raise IllegalAction(A.NOT_ASKED, f"{action.do!r} is not what you are asked for now.")
+        raise IllegalAction(Code.NOT_ASKED, f"{action.do!r} is not what you are asked for now.")
 
     def apply(self, action: Action) -> list[Event]:
         play = self.check(action)
@@ -219,17 +180,17 @@ class Game:
         events: list[Event] = []
         if play is not None:
             self._play(seat, ask, play, events)
-        elif action.do == A.YIELD:
-            events.append(Event.make("yield", seat))
+        elif action.do == Do.YIELD:
+            events.append(Event(EventType.YIELD, seat))
             self.queue.popleft()
             self.yielded = seat
-            self.queue.append((seat, A.ASK_LAST))  # §6.4: asked once more, last
+            self.queue.append((seat, Ask.LAST))  # §6.4: asked once more, last
         else:
             self.queue.popleft()
-            if ask == A.ASK_BURN:  # §7: declining a burn is not a pass
-                events.append(Event.make("pass", seat, claim=True))
+            if ask == Ask.BURN:  # §7: declining a burn is not a pass
+                events.append(Event(EventType.PASS, seat, claim=True))
             else:
-                events.append(Event.make("pass", seat))
+                events.append(Event(EventType.PASS, seat))
                 self.passed.add(seat)
         if not self.over:
             self._advance(events)
@@ -240,15 +201,17 @@ class Game:
             counts = parse(cards)
         except ValueError:
             raise IllegalAction(
-                A.NOT_A_PLAY, f"{cards!r} is not written in card notation."
+                Code.NOT_A_PLAY, f"{cards!r} is not written in card notation."
             ) from None
         hand = self.hands[seat]
         if not contains(hand, counts):
-            raise IllegalAction(A.NOT_IN_HAND, f"You do not hold {fmt(counts) or 'those cards'}.")
+            raise IllegalAction(
+                Code.NOT_IN_HAND, f"You do not hold {fmt(counts) or 'those cards'}."
+            )
         play = as_play(counts)
         if play is None:
             raise IllegalAction(
-                A.NOT_A_PLAY,
+                Code.NOT_A_PLAY,
                 f"{fmt(counts) or 'Nothing'} is not a play: apart from 2s and jokers, "
                 "all cards must share one rank (§3).",
             )
@@ -256,24 +219,24 @@ class Game:
             only_threes = counts[THREE] == sum(counts)
             if not (only_threes and counts[THREE] == sum(hand)):
                 raise IllegalAction(
-                    A.THREES,
+                    Code.THREES,
                     "Under 憋3 your 3s go last, all together and alone (§3, §8).",
                 )
-        if ask == A.ASK_LEAD:
+        if ask == Ask.LEAD:
             if (
                 self.burning == seat
                 and not (counts[SMALL] or counts[BIG])
                 and sum(counts) < sum(hand)
             ):
                 raise IllegalAction(
-                    A.BURN_DUTY,
+                    Code.BURN_DUTY,
                     "You are burning (烧牌): every lead needs a joker until your last (§7).",
                 )
             return play
         assert self.top is not None
         if not beats(play, self.top.play, self.rules.kill_big_joker):
             raise IllegalAction(
-                A.CANNOT_BEAT,
+                Code.CANNOT_BEAT,
                 f"{play} does not beat {self.top.play}: a play must have as many cards, "
                 "each strictly higher (§3).",
                 cards=str(play),
@@ -286,7 +249,7 @@ class Game:
         top = self.top
         return (
             self.rules.yield_
-            and ask == A.ASK_ANSWER
+            and ask == Ask.ANSWER
             and not self.four_way
             and top is not None
             and not top.gouji
@@ -309,30 +272,30 @@ class Game:
         left = sum(hand)
         penult = bound and left > 0 and hand[THREE] == left
         gouji = play.gouji and not self.four_way
-        events.append(Event.make("play", seat, cards=str(play), gouji=gouji))
+        events.append(Event(EventType.PLAY, seat, cards=str(play), gouji=gouji))
 
         # §7/§9: the play that starts a burn and every lead of the burner never open.
-        burn_play = ask == A.ASK_BURN or (ask == A.ASK_LEAD and self.burning == seat)
-        if ask == A.ASK_BURN:
+        burn_play = ask == Ask.BURN or (ask == Ask.LEAD and self.burning == seat)
+        if ask == Ask.BURN:
             assert prev is not None
             if prev.burn:  # §7 反烧: the counter-burner now burns; the one burned owes 2
-                events.append(Event.make("counter_burn", seat, burner=prev.seat))
+                events.append(Event(EventType.COUNTER_BURN, seat, burner=prev.seat))
                 self.burn_tribute = 2
             else:  # §7 烧牌
-                events.append(Event.make("burn", seat, victim=prev.seat))
+                events.append(Event(EventType.BURN, seat, victim=prev.seat))
                 self.burn_tribute = 1
             self.burning, self.burn_victim = seat, prev.seat
         elif prev is not None and prev.burn:
             # §7 解烧 by the burner's 对头 (or §12 by a 无头 player): the burn ends, nobody pays.
-            events.append(Event.make("burn_break", seat, burner=prev.seat))
+            events.append(Event(EventType.BURN_BREAK, seat, burner=prev.seat))
             self.burning = None
 
         if prev is not None and prev.penult and self.active(prev.seat):
             # §8 闷: the penultimate play was beaten.
-            self.status[prev.seat] = SMOTHERED
+            self.status[prev.seat] = Status.SMOTHERED
             self.smothers.append(prev.seat)
             self.men.append((prev.seat, seat))
-            events.append(Event.make("smothered", prev.seat, by=seat))
+            events.append(Event(EventType.SMOTHERED, prev.seat, by=seat))
             self._rank(prev.seat, events)
 
         if left == 0 and self.burning == seat:
@@ -340,11 +303,13 @@ class Game:
             assert self.burn_victim is not None
             self.shao.append((self.burn_victim, seat, self.burn_tribute))
             events.append(
-                Event.make("burn_success", seat, victim=self.burn_victim, tribute=self.burn_tribute)
+                Event(
+                    EventType.BURN_SUCCESS, seat, victim=self.burn_victim, tribute=self.burn_tribute
+                )
             )
             self.burning = None  # its last play is an ordinary top: beating it is no 反烧
         if left == 0:
-            self.status[seat] = FINISHED  # §6.6 走科
+            self.status[seat] = Status.FINISHED  # §6.6 走科
             self.top_order.append(seat)
             self._rank(seat, events)
 
@@ -368,7 +333,7 @@ class Game:
         self.ranks = compute_ranks(
             self.top_order, self.fails, self.smothers, self.revolutionary, self.over
         )
-        events.append(Event.make("finished", seat, rank=self.ranks[seat]))
+        events.append(Event(EventType.FINISHED, seat, rank=self.ranks[seat]))
 
     def _after_ranking(self, events: list[Event]) -> None:
         """A revolutionary's rank once settled; then 四户乱缠, or the end of the game (§10, §12)."""
@@ -380,7 +345,7 @@ class Game:
             after = self.last_actor
             live.sort(key=lambda s: (sum(self.hands[s]), (s - after - 1) % 6))
             for s in live:
-                self.status[s] = FINISHED
+                self.status[s] = Status.FINISHED
             self.top_order.extend(live)
             self.over = True
             # RECORDS.md order: a revolutionary settled by this action, then the remaining players.
@@ -388,7 +353,7 @@ class Game:
             self.ranks = compute_ranks(
                 self.top_order, self.fails, self.smothers, self.revolutionary, self.over
             )
-            events.extend(Event.make("finished", s, rank=self.ranks[s]) for s in live)
+            events.extend(Event(EventType.FINISHED, s, rank=self.ranks[s]) for s in live)
             self._debts = tuple(
                 debts(self.rules, self.ranks, self.opened, self.declared, self.men, self.shao)
             )
@@ -396,7 +361,7 @@ class Game:
             self.top = None
             self.ask = None
             self.queue.clear()
-            events.append(Event.make("game_over", None))
+            events.append(Event(EventType.GAME_OVER, None))
             return
         if len(live) <= 4 and not self.four_way:
             self.four_way = True
@@ -404,7 +369,7 @@ class Game:
             if self.top is not None and self.top.burn:
                 t = self.top
                 self.top = Top(t.seat, t.play, t.gouji, False, False, t.burn_play, t.penult)
-            events.append(Event.make("four_way", None))
+            events.append(Event(EventType.FOUR_WAY, None))
 
     def _settle_revolutionary(self, events: list[Event]) -> None:
         rev = self.revolutionary
@@ -413,7 +378,7 @@ class Game:
         if revolutionary_rank(self.top_order, rev, self.over) is not None:
             self.rev_announced = True
             self.ranks = compute_ranks(self.top_order, self.fails, self.smothers, rev, self.over)
-            events.append(Event.make("finished", rev, rank=self.ranks[rev]))
+            events.append(Event(EventType.FINISHED, rev, rank=self.ranks[rev]))
 
     # -- who is asked ------------------------------------------------------------------------
     def _open_queue(self) -> None:
@@ -421,30 +386,30 @@ class Game:
         top = self.top
         assert top is not None
         owner = top.seat
-        q: deque[tuple[int, str]] = deque()
+        q: deque[tuple[int, Ask]] = deque()
         order = [s for s in ccw(owner + 1) if s != owner and self.active(s)]
         if self.four_way:
-            q.extend((s, A.ASK_ANSWER) for s in order)  # §12: everyone, passes do not count
+            q.extend((s, Ask.ANSWER) for s in order)  # §12: everyone, passes do not count
         elif top.gouji and not self.headless(owner):
             if self.rules.burn:
                 # §7 burn claims: the owner's teammates, then the other opponents.
                 mates = [s for s in order if team(s) == team(owner)]
                 others = [s for s in order if team(s) != team(owner) and s != opposite(owner)]
                 q.extend(
-                    (s, A.ASK_BURN)
+                    (s, Ask.BURN)
                     for s in mates + others
                     if s not in self.passed and not self.headless(s)
                 )
             dead = self._dead_gouji(top)
             if not dead:
                 q.extend(
-                    (s, A.ASK_ANSWER)
+                    (s, Ask.ANSWER)
                     for s in order
                     if s == opposite(owner) or (self.headless(s) and s not in self.passed)
                 )
         else:
             q.extend(
-                (s, A.ASK_ANSWER)
+                (s, Ask.ANSWER)
                 for s in order
                 if s not in self.passed or s == opposite(owner)  # §6.2 对头 re-entry
             )
@@ -465,8 +430,8 @@ class Game:
                     self.ask = (seat, ask)
                     return
                 self.queue.popleft()
-                if ask != A.ASK_BURN and self.active(seat):
-                    events.append(Event.make("auto_pass", seat))
+                if ask != Ask.BURN and self.active(seat):
+                    events.append(Event(EventType.AUTO_PASS, seat))
                     self.passed.add(seat)
             self._close_trick(events)
 
@@ -474,15 +439,15 @@ class Game:
         top = self.top
         assert top is not None
         owner = top.seat
-        events.append(Event.make("trick_won", owner))
+        events.append(Event(EventType.TRICK_WON, owner))
         if top.can_open and not self.four_way and not self.opened[owner]:
             self.opened[owner] = True  # §9 开点
-            events.append(Event.make("opened", owner))
+            events.append(Event(EventType.OPENED, owner))
         if self._dead_gouji(top) and not self.four_way:
             self.yaotou_stood[owner] += 1  # §5.4: a 够死级 play stood
             if self.yaotou_stood[owner] == 3 and self.rules.open_point:
                 self.opened[owner] = True
-                events.append(Event.make("opened", owner))
+                events.append(Event(EventType.OPENED, owner))
         self.top = None
         self.passed = set()
         self.queue.clear()
@@ -491,16 +456,16 @@ class Game:
             self.hands[owner], self._bound_by_threes(owner)
         ):
             # §7 诈烧: no lead the duty allows; the lead passes on as in 接风.
-            self.status[owner] = FAILED
+            self.status[owner] = Status.FAILED
             self.fails.append(owner)
             self.burning = None
-            events.append(Event.make("burn_fail", owner))
+            events.append(Event(EventType.BURN_FAIL, owner))
             self._rank(owner, events)
             self._after_ranking(events)
             if self.over:
                 return
         if self.active(owner):
-            self.ask = (owner, A.ASK_LEAD)
+            self.ask = (owner, Ask.LEAD)
         else:
             self._wind(owner, events)
 
@@ -518,8 +483,8 @@ class Game:
     def _wind(self, after: int, events: list[Event]) -> None:
         """§6.5 接风 (and §7 after 诈烧): the next active player counterclockwise leads."""
         nxt = self._next_active(after)
-        events.append(Event.make("wind", nxt))
-        self.ask = (nxt, A.ASK_LEAD)
+        events.append(Event(EventType.WIND, nxt))
+        self.ask = (nxt, Ask.LEAD)
 
     def _next_active(self, seat: int) -> int:
         for s in ccw(seat + 1):
@@ -552,48 +517,29 @@ class Game:
         return list(self._debts)
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         """RECORDS.md ``state.phase``: play, four_way or over."""
-        return "over" if self.over else "four_way" if self.four_way else "play"
+        return Phase.OVER if self.over else Phase.FOUR_WAY if self.four_way else Phase.PLAY
 
     def score(self) -> tuple[int, int]:
         return score(self.ranks) if self.over else (0, 0)
 
     def view(self, seat: int | None) -> SeatView:
         """What ``seat`` may see (None: the spectator's view for the group)."""
-        rules = self.rules
-        counts: list[int | None] = []
-        for s, h in enumerate(self.hands):
-            n = sum(h)
-            shown = s == seat or n <= rules.counts_at or self.status[s] != ACTIVE
-            counts.append(n if shown else None)
-        partners: list[str | None] = [None] * 6
-        if seat is not None and 0 < sum(self.hands[seat]) <= rules.partner_cards_at:
-            for m in teammates(seat):
-                partners[m] = fmt(self.hands[m])  # §13 看联邦牌
-        top = self.top
-        ask = self.asked()
-        return SeatView(
-            rules=rules,
-            seat=seat,
-            phase=self.phase,
-            to_act=ask[0] if ask else None,
-            asked=ask[1] if ask else None,
-            hand=fmt(self.hands[seat]) if seat is not None else None,
-            top=TopView(top.seat, str(top.play), top.gouji, top.burn) if top else None,
-            burning=self.burning,
-            counts=tuple(counts),
-            partner_hands=tuple(partners),
-            status=tuple(self.status),
-            ranks=tuple(self.ranks),
-            opened=tuple(self.opened),
-            headless=tuple(self.headless(s) for s in range(6)),
-            passed=tuple(sorted(self.passed)),
-            revolted=(self.revolutionary,) if self.revolutionary is not None else (),
-            declared=self.declared,
-            yaotou=self.yaotou,
-            tributes=self._debts,
-            score=self.score(),
+        return game_view(self, seat)
+
+    def record(self) -> Record:
+        """This game as a RECORDS.md game record: its starting position and every action."""
+        from .record import Record  # records replay games: the import goes one way at load
+
+        return Record(
+            self.rules,
+            tuple(fmt(h) for h in self.start_hands),
+            self.leader,
+            (self.revolutionary,) if self.revolutionary is not None else (),
+            self.declared,
+            self.yaotou,
+            tuple(self.log),
         )
 
 

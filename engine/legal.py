@@ -8,9 +8,45 @@ same size, at least as many big jokers as the top has small ones, and a body of 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
-from .cards import BIG, NRANKS, SMALL, THREE, TWO, Counts
+from .actions import Action
+from .cards import BIG, NRANKS, RANK_CHARS, SMALL, THREE, TWO, Counts
 from .plays import Play, Shape, as_play
+from .vocab import Ask
+
+
+@dataclass(frozen=True)
+class Legal:
+    """What a seat may do now, whatever the phase (``Match.choices``). In the play: ``plays``
+    are concrete plays to offer (for an answer: every distinct beating play; for a lead: a
+    compact menu, any legal lead being accepted), grouped by :meth:`groups` for a phone UI. In
+    the deal phase: ``options``, every action the seat may take (革命, 要头, 宣点, 还贡). A seat
+    that is not asked gets ``ask=None`` and nothing to do."""
+
+    seat: int
+    ask: Ask | None
+    plays: tuple[Play, ...]
+    can_pass: bool
+    can_yield: bool
+    any_lead: bool
+    options: tuple[Action, ...] = ()
+
+    def groups(self) -> dict[str, list[Play]]:
+        """Plays keyed by the notation character of their body rank ("J", "2") or "S"/"B"
+        for joker-only plays, strongest group first."""
+        out: dict[str, list[Play]] = {}
+        for p in sorted(self.plays, key=_group_key, reverse=True):
+            sh = p.shape
+            key = RANK_CHARS[sh.base] if sh.base >= 0 else ("B" if sh.big else "S")
+            out.setdefault(key, []).append(p)
+        return out
+
+
+def _group_key(p: Play) -> tuple[int, int, int]:
+    sh = p.shape
+    return (sh.base if sh.base >= 0 else 20 + sh.big, -sh.size, -(sh.big + sh.small))
+
 
 _EMPTY = [0] * NRANKS
 

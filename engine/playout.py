@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from . import actions as A
 from .actions import Action
 from .game import Game
+from .vocab import Do
 
 
 def random_action(game: Game, rng: random.Random) -> Action:
@@ -16,10 +16,10 @@ def random_action(game: Game, rng: random.Random) -> Action:
     assert ask is not None
     seat, _ = ask
     legal = game.legal(seat)
-    extra = [A.PASS] * legal.can_pass + [A.YIELD] * legal.can_yield
+    extra = [Do.PASS] * legal.can_pass + [Do.YIELD] * legal.can_yield
     k = rng.randrange(len(legal.plays) + len(extra))
     if k < len(legal.plays):
-        return Action(seat, A.PLAY, str(legal.plays[k]))
+        return Action(seat, Do.PLAY, str(legal.plays[k]))
     return Action(seat, extra[k - len(legal.plays)])
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .rules import Rules
-from .view import Debt, opposite, team, teammates
+from .seats import opposite, team, teammates
+from .view import Debt
+from .vocab import TributeKind
 
 RANK_POINTS = {1: 4, 2: 2, 3: 0, 4: 0, 5: -2, 6: -4}  # §10 计分
 
@@ -116,8 +118,8 @@ def debts(
     full = rules.tribute == "all"
     out: list[Debt] = []
     if full and chuan is None:
-        out += [Debt(src, dst, "men", 1) for src, dst in men]
-        out += [Debt(src, dst, "shao", n) for src, dst, n in shao]
+        out += [Debt(src, dst, TributeKind.MEN, 1) for src, dst in men]
+        out += [Debt(src, dst, TributeKind.SHAO, n) for src, dst, n in shao]
     scale = 2 if rules.point_table == "double" else 1
     for x in (0, 1, 2):
         y = opposite(x)
@@ -129,9 +131,13 @@ def debts(
         for src, dst, n in ((x, y, xy), (y, x, yx)):
             if chuan is not None and team(src) != chuan:
                 # §11 串三户: each loser gives their 对头 1 card, or their 点贡 instead.
-                out.append(Debt(src, dst, "dian", n) if n else Debt(src, dst, "chuan", 1))
+                out.append(
+                    Debt(src, dst, TributeKind.DIAN, n)
+                    if n
+                    else Debt(src, dst, TributeKind.CHUAN, 1)
+                )
             elif n:
-                out.append(Debt(src, dst, "dian", n))
+                out.append(Debt(src, dst, TributeKind.DIAN, n))
     if chuan is None:
         # §11 落贡: 大落 → 头科 2 cards, 二落 → 二科 1; waived between teammates.
         seat_of = {r: s for s, r in enumerate(ranks) if r is not None}
@@ -141,5 +147,5 @@ def debts(
                 continue
             if rules.waive_team_tribute and team(payer) == team(taker):
                 continue
-            out.append(Debt(payer, taker, "luo", n))
+            out.append(Debt(payer, taker, TributeKind.LUO, n))
     return out

@@ -8,14 +8,15 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import actions as A
 from .actions import Action, IllegalAction
 from .cards import BIG, NRANKS, RANK_CHARS, SMALL, TWO, Counts, contains, fmt, minus, parse
 from .deal import SuitedHand, buy_threes, counts_of, deal, first_leader, pay_debt, return_choices
-from .events import Event, EventValue
+from .events import Event
 from .game import Game
 from .rules import Rules
-from .view import ACTIVE, REVOLTED, Debt, SeatView, opposite
+from .seats import opposite
+from .view import Debt, SeatView, setup_view
+from .vocab import Ask, Code, Do, EventType, LeaderReason, TributeKind
 
 MAX_REDEALS = 100  # a safety valve: re-deals are rare (two revolutions, no 3 to be had)
 
@@ -25,17 +26,17 @@ class Question:
     """A deal-phase decision still to ask: for 还贡, how many cards and to whom (§11)."""
 
     seat: int
-    ask: str
+    ask: Ask
     cards: int = 0
     payer: int = -1
 
 
 # What each deal-phase question may be answered with.
 _ANSWERS = {
-    A.ASK_REVOLT: (A.REVOLT, A.NO_REVOLT),
-    A.ASK_YAOTOU: (A.YAOTOU, A.WUTOU),
-    A.ASK_DECLARE: (A.DECLARE, A.NO_DECLARE),
-    A.ASK_RETURN: (A.RETURN,),
+    Ask.REVOLT: (Do.REVOLT, Do.NO_REVOLT),
+    Ask.YAOTOU: (Do.YAOTOU, Do.WUTOU),
+    Ask.DECLARE: (Do.DECLARE, Do.NO_DECLARE),
+    Ask.RETURN: (Do.RETURN,),
 }
 
 
@@ -49,7 +50,7 @@ class Setup:
         number: int = 1,
         debts: Sequence[Debt] = (),
         leader: int | None = None,
-        deals: Sequence[Sequence[SuitedHand]] = (),
+        deals: Sequence[Sequence[Sequence[tuple[int, str]]]] = (),
     ) -> None:
         """``deals`` (tests, puzzles): deals to use, in order, before shuffling new ones."""
         self.rules = rules
@@ -74,21 +75,21 @@ class Setup:
         self.declared: list[int] = []
         self.yaotou: list[int] = []
         self.pending: list[Question] = []  # still to ask, in order
-        self.events.append(Event.make("dealt", None, game=self.number))
+        self.events.append(Event(EventType.DEALT, None, game=self.number))
         # §11: debts paid in their order; 还贡 for 落贡 asked afterwards.
         for debt in self.debts:
             given = pay_debt(self.hands, self.received, debt)
             self.events.append(
-                Event.make(
-                    "tribute_paid",
+                Event(
+                    EventType.TRIBUTE_PAID,
                     debt.src,
                     to=debt.dst,
                     kind=debt.kind,
                     cards="".join(RANK_CHARS[r] for r in given),
                 )
             )
-            if debt.kind == "luo" and self.rules.return_tribute and given:
-                self.pending.append(Question(debt.dst, A.ASK_RETURN, len(given), debt.src))
+            if debt.kind == TributeKind.LUO and self.rules.return_tribute and given:
+                self.pending.append(Question(debt.dst, Ask.RETURN, len(given), debt.src))
         self.stage = "return"
         self._next()
 
@@ -106,12 +107,12 @@ class Setup:
             if self.stage == "revolt":
                 if len(self.revolted) >= 2:
                     # §5.4: two or more revolutions void the deal (流局): re-deal, same leader.
-                    self.events.append(Event.make("void_deal", None))
+                    self.events.append(Event(EventType.VOID_DEAL, None))
                     self._redeal()
                     return
                 self.stage = "yaotou"
                 if self.revolted and self.rules.yaotou:
-                    self.pending.append(Question(opposite(self.revolted[0]), A.ASK_YAOTOU))
+                    self.pending.append(Question(opposite(self.revolted[0]), Ask.YAOTOU))
                 continue
             if self.stage == "yaotou":
                 self.stage = "declare"
@@ -122,7 +123,7 @@ class Setup:
                         {self.revolted[0], opposite(self.revolted[0])} if self.revolted else set()
                     )
                     self.pending.extend(
-                        Question(s, A.ASK_DECLARE) for s in range(6) if s not in fixed
+                        Question(s, Ask.DECLARE) for s in range(6) if s not in fixed
                     )
                 continue
             if self.stage == "declare":
@@ -134,17 +135,18 @@ class Setup:
         moves, forced, redeal = buy_threes(self.hands)
         for kind, a, b, paid in moves:
             if kind == "buy":
-                extra: dict[str, EventValue] = {"from": b, "paid": RANK_CHARS[paid]}
-                self.events.append(Event.make("bought_three", a, **extra))
+                self.events.append(
+                    Event(EventType.BOUGHT_THREE, a, source=b, paid=RANK_CHARS[paid])
+                )
             else:
-                self.events.append(Event.make("given_three", a, **{"from": b}))
+                self.events.append(Event(EventType.GIVEN_THREE, a, source=b))
         if redeal or (forced and not self.rules.revolution):
-            self.events.append(Event.make("no_three", None))
+            self.events.append(Event(EventType.NO_THREE, None))
             self._redeal()
             return False
         for s in forced:
             self.revolted.append(s)
-            self.events.append(Event.make("revolution", s, forced=True))
+            self.events.append(Event(EventType.REVOLUTION, s, forced=True))
         return True
 
     def _queue_revolts(self) -> None:
@@ -154,7 +156,7 @@ class Setup:
         for s in range(6):
             h = self.hands[s]
             if s not in self.revolted and not (h[TWO] or h[SMALL] or h[BIG]):
-                self.pending.append(Question(s, A.ASK_REVOLT))
+                self.pending.append(Question(s, Ask.REVOLT))
 
     def _redeal(self) -> None:
         self.redeals += 1
@@ -165,7 +167,7 @@ class Setup:
 
     def _begin_play(self) -> None:
         if self.prev_leader is not None:
-            leader, reason = self.prev_leader, "daluo"  # §5.6: the previous 大落 leads
+            leader, reason = self.prev_leader, LeaderReason.DALUO  # §5.6: the previous 大落 leads
         else:
             leader, reason = first_leader(self.suited, self.rules.bie3, self.rng)
         self.game = Game(
@@ -177,10 +179,10 @@ class Setup:
             self.yaotou,
         )
         ask = self.game.asked()
-        self.events.append(Event.make("leader", ask[0] if ask else leader, reason=reason))
+        self.events.append(Event(EventType.LEADER, ask[0] if ask else leader, reason=reason))
 
     # -- questions and actions ---------------------------------------------------------------
-    def asked(self) -> tuple[int, str] | None:
+    def asked(self) -> tuple[int, Ask] | None:
         if self.game is not None or not self.pending:
             return None
         q = self.pending[0]
@@ -192,16 +194,16 @@ class Setup:
         if ask is None or ask[0] != seat:
             return []
         kind = ask[1]
-        if kind == A.ASK_REVOLT:
-            return [Action(seat, A.REVOLT), Action(seat, A.NO_REVOLT)]
-        if kind == A.ASK_YAOTOU:
-            return [Action(seat, A.YAOTOU), Action(seat, A.WUTOU)]
-        if kind == A.ASK_DECLARE:
-            return [Action(seat, A.DECLARE), Action(seat, A.NO_DECLARE)]
+        if kind == Ask.REVOLT:
+            return [Action(seat, Do.REVOLT), Action(seat, Do.NO_REVOLT)]
+        if kind == Ask.YAOTOU:
+            return [Action(seat, Do.YAOTOU), Action(seat, Do.WUTOU)]
+        if kind == Ask.DECLARE:
+            return [Action(seat, Do.DECLARE), Action(seat, Do.NO_DECLARE)]
         allowed, n = self._return_allowed()
         ranks = [r for r in range(NRANKS) for _ in range(min(allowed[r], n))]
         combos = sorted(set(itertools.combinations(ranks, n)))
-        return [Action(seat, A.RETURN, "".join(RANK_CHARS[r] for r in c)) for c in combos]
+        return [Action(seat, Do.RETURN, "".join(RANK_CHARS[r] for r in c)) for c in combos]
 
     def _return_allowed(self) -> tuple[Counts, int]:
         q = self.pending[0]
@@ -213,19 +215,19 @@ class Setup:
         cards of a valid 还贡, if that is what was asked."""
         ask = self.asked()
         if ask is None or action.seat != ask[0]:
-            raise IllegalAction(A.NOT_YOUR_TURN, "It is not your turn.")
+            raise IllegalAction(Code.NOT_YOUR_TURN, "It is not your turn.")
         if action.do not in _ANSWERS[ask[1]]:
-            raise IllegalAction(A.NOT_ASKED, f"{action.do!r} is not what you are asked for now.")
-        if ask[1] != A.ASK_RETURN:
+            raise IllegalAction(Code.NOT_ASKED, f"{action.do!r} is not what you are asked for now.")
+        if ask[1] != Ask.RETURN:
             return None
         allowed, n = self._return_allowed()
         try:
             want = parse(action.cards)
         except ValueError:
-            raise IllegalAction(A.BAD_RETURN, "Those are not cards.") from None
+            raise IllegalAction(Code.BAD_RETURN, "Those are not cards.") from None
         if sum(want) != n or not contains(allowed, want):
             raise IllegalAction(
-                A.BAD_RETURN,
+                Code.BAD_RETURN,
                 f"Return {n} card(s) of ranks your payer holds, not ones you just received (§11).",
                 n=n,
             )
@@ -239,51 +241,26 @@ class Setup:
         if want is not None:  # §11 还贡
             self.hands[seat] = list(minus(self.hands[seat], want))
             self.hands[q.payer] = [h + w for h, w in zip(self.hands[q.payer], want, strict=True)]
-            self.events.append(Event.make("tribute_returned", seat, to=q.payer, cards=fmt(want)))
-        elif action.do == A.REVOLT:
+            self.events.append(Event(EventType.TRIBUTE_RETURNED, seat, to=q.payer, cards=fmt(want)))
+        elif action.do == Do.REVOLT:
             self.revolted.append(seat)
-            self.events.append(Event.make("revolution", seat, forced=False))
-        elif action.do in (A.YAOTOU, A.WUTOU):
-            if action.do == A.YAOTOU:
+            self.events.append(Event(EventType.REVOLUTION, seat, forced=False))
+        elif action.do in (Do.YAOTOU, Do.WUTOU):
+            if action.do == Do.YAOTOU:
                 self.yaotou.append(seat)
-            self.events.append(Event.make("yaotou", seat, choice=action.do))
-        elif action.do == A.DECLARE:
+            self.events.append(Event(EventType.YAOTOU, seat, choice=action.do))
+        elif action.do == Do.DECLARE:
             self.declared.append(seat)
-            self.events.append(Event.make("declared", seat))
+            self.events.append(Event(EventType.DECLARED, seat))
         self._next()
         return self.events[start:]
 
     def view(self, seat: int | None) -> SeatView:
-        ask = self.asked()
-        counts = tuple(sum(h) for h in self.hands)
-        status = tuple(REVOLTED if s in self.revolted else ACTIVE for s in range(6))
-        return SeatView(
-            rules=self.rules,
-            seat=seat,
-            phase="setup",
-            to_act=ask[0] if ask else None,
-            asked=ask[1] if ask else None,
-            hand=fmt(self.hands[seat]) if seat is not None else None,
-            top=None,
-            burning=None,
-            counts=tuple(c if c <= self.rules.counts_at else None for c in counts),
-            partner_hands=(None,) * 6,
-            status=status,
-            ranks=(None,) * 6,
-            opened=(False,) * 6,
-            headless=(False,) * 6,
-            passed=(),
-            revolted=tuple(self.revolted),
-            declared=tuple(self.declared),
-            yaotou=tuple(self.yaotou),
-            tributes=(),
-            score=(0, 0),
-            returning=self._returning(),
-        )
+        return setup_view(self, seat)
 
-    def _returning(self) -> tuple[int, int] | None:
+    def returning(self) -> tuple[int, int] | None:
         """(payer, cards) of the 还贡 being asked, public as the whole exchange is (§11)."""
         ask = self.asked()
-        if ask is None or ask[1] != A.ASK_RETURN:
+        if ask is None or ask[1] != Ask.RETURN:
             return None
         return self.pending[0].payer, self._return_allowed()[1]

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.rules import STANDARD
-from engine.view import ACTIVE, FINISHED, SMOTHERED, Debt, SeatView, TopView
+from engine.view import Debt, SeatView, TopView
+from engine.vocab import Ask, Phase, Status, TributeKind
 
 from .hand_image import render_hand
 from .i18n import DATA_DIR
@@ -31,15 +32,22 @@ def sample_view() -> SeatView:
     return SeatView(
         rules=STANDARD,
         seat=None,
-        phase="play",
+        phase=Phase.PLAY,
         to_act=3,
-        asked="answer",
+        asked=Ask.ANSWER,
         hand=None,
         top=TopView(seat=2, cards="BS222", gouji=True, burn=True),
         burning=2,
         counts=(14, 9, 7, None, 0, 12),
         partner_hands=(None,) * 6,
-        status=(ACTIVE, ACTIVE, ACTIVE, ACTIVE, FINISHED, ACTIVE),
+        status=(
+            Status.ACTIVE,
+            Status.ACTIVE,
+            Status.ACTIVE,
+            Status.ACTIVE,
+            Status.FINISHED,
+            Status.ACTIVE,
+        ),
         ranks=(None, None, None, None, 1, None),
         opened=(False, True, False, False, True, False),
         headless=(False,) * 6,
@@ -57,7 +65,7 @@ def sample_over() -> SeatView:
     return SeatView(
         rules=STANDARD,
         seat=None,
-        phase="over",
+        phase=Phase.OVER,
         to_act=None,
         asked=None,
         hand=None,
@@ -65,7 +73,14 @@ def sample_over() -> SeatView:
         burning=None,
         counts=(0, 3, 0, 5, 0, 6),
         partner_hands=(None,) * 6,
-        status=(FINISHED, FINISHED, FINISHED, FINISHED, FINISHED, SMOTHERED),
+        status=(
+            Status.FINISHED,
+            Status.FINISHED,
+            Status.FINISHED,
+            Status.FINISHED,
+            Status.FINISHED,
+            Status.SMOTHERED,
+        ),
         ranks=(2, 4, 1, 5, 3, 6),
         opened=(True, False, True, True, False, False),
         headless=(False,) * 6,
@@ -74,10 +89,10 @@ def sample_over() -> SeatView:
         declared=(),
         yaotou=(),
         tributes=(
-            Debt(5, 2, "men", 1),
-            Debt(1, 4, "chuan", 1),
-            Debt(3, 0, "chuan", 1),
-            Debt(5, 2, "chuan", 1),
+            Debt(5, 2, TributeKind.MEN, 1),
+            Debt(1, 4, TributeKind.CHUAN, 1),
+            Debt(3, 0, TributeKind.CHUAN, 1),
+            Debt(5, 2, TributeKind.CHUAN, 1),
         ),
         score=(12, 0),
     )

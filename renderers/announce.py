@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from engine.events import Event
-from engine.view import FAILED, REVOLTED, SMOTHERED, SeatView, opposite, team
+from engine.seats import opposite, team
+from engine.view import SeatView
+from engine.vocab import Status
 
 from .i18n import Catalog, fit_message, lang_or_default
 from .terms import card_text, rank_name, seat_name, tribute_name
@@ -130,7 +132,7 @@ class _Writer:
             if view.opened[seat]:
                 marks += self.line("over.mark.opened")
             status = view.status[seat] if seat < len(view.status) else ""
-            if status in (REVOLTED, SMOTHERED, FAILED):
+            if status in (Status.REVOLTED, Status.SMOTHERED, Status.FAILED):
                 marks += self.line(f"over.mark.{status}")
             lines.append(
                 self.line("over.rank_line", rank=self.rank(rank), name=self.name(seat), marks=marks)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from engine import actions as A
-from engine.view import SeatView, opposite
+from engine.seats import opposite
+from engine.view import SeatView
+from engine.vocab import Ask, Do
 
 from .i18n import Catalog, lang_or_default, placeholders
 from .terms import card_text, seat_name
@@ -73,26 +74,26 @@ def prompt_text(view: SeatView, lang: str = "zh", names: Sequence[str] = ()) -> 
     owner = name(top.seat) if top is not None else "?"
     cards = card_text(top.cards, lang) if top is not None else ""
     asked = view.asked
-    if asked == A.ASK_LEAD or (asked in (A.ASK_ANSWER, A.ASK_LAST) and top is None):
+    if asked == Ask.LEAD or (asked in (Ask.ANSWER, Ask.LAST) and top is None):
         lines.append(line("ask.lead.burning" if view.burning == me else "ask.lead"))
-    elif asked == A.ASK_ANSWER:
+    elif asked == Ask.ANSWER:
         key = "ask.answer"
         if top is not None and top.burn:
             key = "ask.answer.burn"
         elif top is not None and top.gouji:
             key = "ask.answer.gouji"
         lines.append(line(key, owner=owner, cards=cards))
-    elif asked == A.ASK_BURN:
+    elif asked == Ask.BURN:
         lines.append(line("ask.burn", owner=owner, cards=cards))
-    elif asked == A.ASK_LAST:
+    elif asked == Ask.LAST:
         lines.append(line("ask.last", cards=cards))
-    elif asked == A.ASK_REVOLT:
+    elif asked == Ask.REVOLT:
         lines.append(line("ask.revolt"))
-    elif asked == A.ASK_YAOTOU:
+    elif asked == Ask.YAOTOU:
         lines.append(line("ask.yaotou", rev=name(opposite(me))))
-    elif asked == A.ASK_DECLARE:
+    elif asked == Ask.DECLARE:
         lines.append(line("ask.declare", target=name(opposite(me))))
-    elif asked == A.ASK_RETURN:
+    elif asked == Ask.RETURN:
         if view.returning is not None:
             payer, count = view.returning
             lines.append(line("ask.return.to", to=seat_name(payer, names, lang), n=count))
@@ -125,7 +126,7 @@ def hint_text(
     (engine.ai.REASONS) and its params."""
     cat = Catalog.load(lang)
     seen: set[str] = set()
-    action_key = "hint.do.claim" if claim and do == A.PASS else f"hint.do.{do}"
+    action_key = "hint.do.claim" if claim and do == Do.PASS else f"hint.do.{do}"
     if action_key not in cat:
         action_key = "hint.do.pass"
     action = cat.text(action_key, seen, cards=card_text(cards, cat.lang))

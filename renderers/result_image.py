@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
-from engine.view import FAILED, REVOLTED, SMOTHERED, SeatView
+from engine.view import SeatView
+from engine.vocab import Status
 
 from .announce import sweep_team
 from .fonts import font
@@ -79,9 +80,9 @@ def render_game_over(
         status = view.status[seat] if seat < len(view.status) else ""
         if seat < len(view.opened) and view.opened[seat]:
             x += pill(draw, x, cy, t(lang, "img.opened"), OPEN_FILL, size=22) + 6
-        if status == FAILED:
+        if status == Status.FAILED:
             pill(draw, x, cy, t(lang, "img.failed"), FAIL_FILL, size=22)
-        elif status in (REVOLTED, SMOTHERED):
+        elif status in (Status.REVOLTED, Status.SMOTHERED):
             pill(draw, x, cy, t(lang, f"img.{status}"), FAULT_FILL, size=22)
         y += ROW_H
 

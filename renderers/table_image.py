@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from PIL import Image, ImageDraw
 
 from engine.cards import BIG, NRANKS, SMALL, parse
-from engine.view import FAILED, REVOLTED, SMOTHERED, SeatView
+from engine.view import SeatView
+from engine.vocab import Status
 
 from .fonts import MISSING, drawable, fit, font
 from .hand_image import CARD_H, CARD_W, SUIT_CYCLE, card_tile
@@ -102,7 +103,7 @@ def _panel(
     if view.to_act == seat:
         draw.rounded_rectangle((x0 - 9, y0 - 9, x1 + 9, y1 + 9), 26, fill=TURN)
     status = view.status[seat] if seat < len(view.status) else "active"
-    out = status in (REVOLTED, SMOTHERED, FAILED)
+    out = status in (Status.REVOLTED, Status.SMOTHERED, Status.FAILED)
     draw.rounded_rectangle(
         (x0, y0, x1, y1),
         18,
@@ -133,9 +134,9 @@ def _panel(
     rank = view.ranks[seat] if seat < len(view.ranks) else None
     if rank is not None:
         tags.append((t(lang, f"img.rank.{rank}"), RANK_FILL))
-    if status == FAILED:
+    if status == Status.FAILED:
         tags.append((t(lang, "img.failed"), FAIL_FILL))
-    elif status in (REVOLTED, SMOTHERED):
+    elif status in (Status.REVOLTED, Status.SMOTHERED):
         tags.append((t(lang, f"img.{status}"), FAULT_FILL))
     if view.burning == seat:
         tags.append((t(lang, "img.burning"), BURN_FILL))

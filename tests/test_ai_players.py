@@ -8,23 +8,23 @@ import random
 
 import pytest
 
-from engine import actions as A
 from engine.ai import LEVELS, REASONS, Decision, decide
 from engine.arena import play_deal, run_arena
 from engine.cards import NRANKS
 from engine.game import Game
 from engine.match import Match
 from engine.rules import Rules
+from engine.vocab import Ask
 
 ALL_ASKS = {
-    A.ASK_LEAD,
-    A.ASK_ANSWER,
-    A.ASK_BURN,
-    A.ASK_LAST,
-    A.ASK_REVOLT,
-    A.ASK_YAOTOU,
-    A.ASK_DECLARE,
-    A.ASK_RETURN,
+    Ask.LEAD,
+    Ask.ANSWER,
+    Ask.BURN,
+    Ask.LAST,
+    Ask.REVOLT,
+    Ask.YAOTOU,
+    Ask.DECLARE,
+    Ask.RETURN,
 }
 BUDGET_MS = 4.0  # the hard level's budget in tests: enough to run its search code
 
@@ -59,18 +59,21 @@ def test_every_level_is_legal_for_every_ask_kind() -> None:
     rules = Rules()
     # Two-game matches: game 2 brings tribute and 还贡.
     for seed in range(6):
-        match = Match(rules, rng=random.Random(seed))
+        match = Match(rules, seed=seed)
         for _ in range(2):
             match.new_game()
             _drive(match, seed, seen, hard_every=7)
     # Deals where a seat may revolt: revolt, so that its 对头 chooses 要头 or 无头.
     found = 0
     for seed in range(400):
-        match = Match(rules, rng=random.Random(10_000 + seed))
+        match = Match(rules, seed=10_000 + seed)
         match.new_game()
         ask = match.asked()
-        if ask is None or ask[1] != A.ASK_REVOLT:
+        if ask is None or ask[1] != Ask.REVOLT:
             continue
+        for level in LEVELS:  # every level answers the 革命 question legally
+            _check(match, decide(match, ask[0], level, random.Random(seed), BUDGET_MS), ask[0])
+            seen.setdefault(level, set()).add(Ask.REVOLT)
         match.apply(decide(match, ask[0], "easy", random.Random(1)).action)
         if match.asked() is not None and match.asked() != ask:
             _drive(match, seed, seen, hard_every=11)
@@ -78,24 +81,24 @@ def test_every_level_is_legal_for_every_ask_kind() -> None:
         if found >= 3:
             break
     for level in LEVELS:
-        assert seen[level] >= ALL_ASKS - {A.ASK_YAOTOU} or seen[level] == ALL_ASKS, seen[level]
-    assert any(A.ASK_YAOTOU in s for s in seen.values())
+        assert seen[level] >= ALL_ASKS - {Ask.YAOTOU} or seen[level] == ALL_ASKS, seen[level]
+    assert any(Ask.YAOTOU in s for s in seen.values())
 
 
 @pytest.mark.parametrize("preset", ["qingdao", "casual"])
 def test_levels_are_legal_under_other_presets(preset: str) -> None:
     seen: dict[str, set[str]] = {}
-    match = Match(Rules.preset_named(preset), rng=random.Random(3))
+    match = Match(Rules.preset_named(preset), seed=3)
     match.new_game()
     _drive(match, 3, seen, hard_every=9)
-    assert A.ASK_LEAD in seen["normal"] and A.ASK_ANSWER in seen["normal"]
+    assert Ask.LEAD in seen["normal"] and Ask.ANSWER in seen["normal"]
 
 
 def _positions(count: int) -> list[tuple[Game, int]]:
     """Mid-game positions of normal-vs-easy games (deep copies), with the seat asked."""
     out: list[tuple[Game, int]] = []
     for seed in range(count):
-        match = Match(Rules(), rng=random.Random(500 + seed))
+        match = Match(Rules(), seed=500 + seed)
         match.new_game()
         rng = random.Random(seed)
         steps = 0
@@ -164,7 +167,7 @@ def test_arena_prints_json_last(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_decide_refuses_wrong_seat_and_level() -> None:
-    match = Match(Rules(), rng=random.Random(1))
+    match = Match(Rules(), seed=1)
     match.new_game()
     ask = match.asked()
     assert ask is not None
@@ -183,7 +186,7 @@ def test_card_counting_follows_tribute_and_plays() -> None:
     public plays) match the real counts, in game 2 of a match too."""
     from engine.ai.knowledge import from_view, start_counts
 
-    match = Match(Rules(), rng=random.Random(4))
+    match = Match(Rules(), seed=4)
     rng = random.Random(4)
     checked = 0
     for _ in range(2):

@@ -179,5 +179,5 @@ def test_declining_a_burn_is_marked_for_the_announcement_but_not_in_records() ->
     game = rec.start()
     game.apply(rec.actions[0])
     (declined,) = game.apply(rec.actions[1])
-    assert declined.get("claim") is True
+    assert declined.claim is True
     assert declined.to_json() == {"type": "pass", "seat": 1}

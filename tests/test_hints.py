@@ -23,7 +23,7 @@ def test_every_reason_has_a_sentence(lang: str) -> None:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_hints_for_real_decisions(lang: str) -> None:
     rng = random.Random(5)
-    match = Match(STANDARD, rng)
+    match = Match(STANDARD, seed=rng.getrandbits(64))
     match.new_game()
     seen = set()
     for _ in range(300):

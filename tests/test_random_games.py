@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import actions as A
 from engine.actions import Action, IllegalAction
 from engine.cards import fmt, parse
 from engine.deal import deal_hands
@@ -22,6 +21,7 @@ from engine.match import Match
 from engine.playout import random_action
 from engine.record import Record, replay
 from engine.rules import PRESETS, Rules
+from engine.vocab import Do
 
 GAMES = 2000 if os.environ.get("GOUJI_LONG") else 120
 
@@ -41,10 +41,10 @@ def play_checked(game: Game, rng: random.Random, probe: bool) -> list[dict[str, 
             # a refused action leaves the state unchanged
             before = snapshot(game)
             for bad in (
-                Action((seat + 1) % 6, A.PASS),
-                Action(seat, A.PLAY, "BBBBB"),
-                Action(seat, A.PLAY, "9K"),
-                Action(seat, A.YIELD),
+                Action((seat + 1) % 6, Do.PASS),
+                Action(seat, Do.PLAY, "BBBBB"),
+                Action(seat, Do.PLAY, "9K"),
+                Action(seat, Do.YIELD),
             ):
                 try:
                     game.check(bad)
@@ -52,12 +52,12 @@ def play_checked(game: Game, rng: random.Random, probe: bool) -> list[dict[str, 
                     assert snapshot(game) == before
             # every offered play applies
             for p in game.legal(seat).plays[:12]:
-                copy.deepcopy(game).apply(Action(seat, A.PLAY, str(p)))
+                copy.deepcopy(game).apply(Action(seat, Do.PLAY, str(p)))
         action = random_action(game, rng)
         new = game.apply(action)
         for e in new:
             if e.type == "play":
-                for r, n in enumerate(parse(str(e["cards"]))):
+                for r, n in enumerate(parse(e.cards or "")):
                     played[r] += n
         events += [e.to_json() for e in new]
         steps += 1
@@ -110,14 +110,14 @@ def test_random_games(preset: str) -> None:
 def test_random_matches(preset: str) -> None:
     for seed in range(GAMES // 20):
         rng = random.Random(seed)
-        match = Match(Rules.preset_named(preset), rng)
+        match = Match(Rules.preset_named(preset), seed=seed)
         for _ in range(3):
             match.new_game()
             assert sum(sum(h) for h in match.setup.hands) == 216  # type: ignore[union-attr]
             while match.asked() is not None:
                 seat, _ = match.asked()  # type: ignore[misc]
                 if match.game is None:
-                    match.apply(rng.choice(match.options(seat)))
+                    match.apply(rng.choice(match.choices(seat).options))
                 else:
                     match.apply(random_action(match.game, rng))
         assert len(match.history) == 3

@@ -7,13 +7,13 @@ import re
 
 import pytest
 
-from engine import actions as A
 from engine.events import DEAL_EVENTS, PLAY_EVENTS
 from engine.rules import Rules
+from engine.vocab import Ask, Code, Do
 from renderers import BUTTONS, SILENT_EVENTS, Catalog, button_text, refusal_text
 from renderers.i18n import CATALOG_DIR, LANGS, expand_terms, placeholders
 
-ASKS = [getattr(A, n) for n in dir(A) if n.startswith("ASK_")]
+ASKS = list(Ask)
 
 
 def test_catalog_files_are_json_objects_of_strings() -> None:
@@ -69,7 +69,7 @@ def test_every_ask_kind_has_a_prompt(lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("code", A.CODES)
+@pytest.mark.parametrize("code", list(Code))
 def test_every_refusal_code_has_a_sentence(lang: str, code: str) -> None:
     assert f"refuse.{code}" in Catalog.load(lang)
     text = refusal_text(code, lang)
@@ -77,11 +77,11 @@ def test_every_refusal_code_has_a_sentence(lang: str, code: str) -> None:
 
 
 def test_refusal_names_the_cards_when_given() -> None:
-    text = refusal_text(A.CANNOT_BEAT, "zh", cards="KK", top="AA")
+    text = refusal_text(Code.CANNOT_BEAT, "zh", cards="KK", top="AA")
     assert "K×2" in text and "A×2" in text
-    assert refusal_text(A.NOT_IN_HAND, "en", cards="B") == "You do not hold <b>big joker</b>."
+    assert refusal_text(Code.NOT_IN_HAND, "en", cards="B") == "You do not hold <b>big joker</b>."
     # params the sentence does not use are ignored
-    assert refusal_text(A.MUST_LEAD, "en", cards="KK") == refusal_text(A.MUST_LEAD, "en")
+    assert refusal_text(Code.MUST_LEAD, "en", cards="KK") == refusal_text(Code.MUST_LEAD, "en")
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -89,9 +89,18 @@ def test_buttons(lang: str) -> None:
     labels = [button_text(b, lang) for b in BUTTONS]
     assert all(labels) and len(set(labels)) == len(labels)
     assert all("<" not in label for label in labels)
-    for do in (A.PLAY, A.PASS, A.YIELD, A.REVOLT, A.NO_REVOLT, A.YAOTOU, A.WUTOU, A.DECLARE):
+    for do in (
+        Do.PLAY,
+        Do.PASS,
+        Do.YIELD,
+        Do.REVOLT,
+        Do.NO_REVOLT,
+        Do.YAOTOU,
+        Do.WUTOU,
+        Do.DECLARE,
+    ):
         assert do in BUTTONS
-    assert A.NO_DECLARE in BUTTONS and A.RETURN in BUTTONS
+    assert Do.NO_DECLARE in BUTTONS and Do.RETURN in BUTTONS
 
 
 def test_chinese_buttons_use_the_players_terms() -> None:

@@ -13,7 +13,8 @@ import pytest
 from PIL import Image, ImageFont
 
 from engine.cards import NotationError
-from engine.view import FAILED, REVOLTED, SMOTHERED, Debt, TopView
+from engine.view import Debt, TopView
+from engine.vocab import Status
 from renderers import hand_image, render_game_over, render_hand, render_table
 from renderers.__main__ import SAMPLE_HAND, bench, sample_over, sample_view
 from renderers.fonts import CHARS_PATH, FONT_DIR, FONT_PATH, covered, drawable, font
@@ -95,7 +96,7 @@ def test_table_image(lang: str) -> None:
 def test_table_with_every_status() -> None:
     view = dataclasses.replace(
         sample_view(),
-        status=("active", REVOLTED, "active", SMOTHERED, FAILED, "finished"),
+        status=("active", Status.REVOLTED, "active", Status.SMOTHERED, Status.FAILED, "finished"),
         ranks=(None, 4, None, 5, 6, 1),
         counts=(None,) * 6,
         headless=(False, False, False, False, True, False),

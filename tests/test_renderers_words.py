@@ -6,10 +6,10 @@ import dataclasses
 
 import pytest
 
-from engine import actions as A
 from engine.events import DEAL_EVENTS, PLAY_EVENTS, Event
 from engine.rules import CASUAL, PRESETS, QINGDAO, STANDARD
 from engine.view import Debt
+from engine.vocab import Ask, Do, EventType, LeaderReason, TributeKind
 from renderers import (
     card_text,
     describe_event,
@@ -30,33 +30,33 @@ EVIL = (HOSTILE, "<b>bold</b>", "a&b", "{name}", "[烧]", "x" * 300)
 
 # One plausible event of every type, with the extra fields of RECORDS.md / engine/events.py.
 SAMPLES = {
-    "play": Event.make("play", 0, cards="QQQ", gouji=True),
-    "pass": Event.make("pass", 1),
-    "auto_pass": Event.make("auto_pass", 2),
-    "yield": Event.make("yield", 3),
-    "burn": Event.make("burn", 1, victim=0),
-    "burn_break": Event.make("burn_break", 4, burner=1),
-    "counter_burn": Event.make("counter_burn", 2, burner=1),
-    "burn_success": Event.make("burn_success", 2, victim=1, tribute=2),
-    "burn_fail": Event.make("burn_fail", 2),
-    "smothered": Event.make("smothered", 5, by=0),
-    "trick_won": Event.make("trick_won", 0),
-    "opened": Event.make("opened", 0),
-    "finished": Event.make("finished", 0, rank=1),
-    "wind": Event.make("wind", 1),
-    "four_way": Event.make("four_way", None),
-    "game_over": Event.make("game_over", None),
-    "dealt": Event.make("dealt", None, game=2),
-    "tribute_paid": Event.make("tribute_paid", 5, to=0, kind="luo", cards="B2"),
-    "tribute_returned": Event.make("tribute_returned", 0, to=5, cards="99"),
-    "bought_three": Event.make("bought_three", 1, **{"from": 4, "paid": "2"}),
-    "given_three": Event.make("given_three", 1, **{"from": 3}),
-    "revolution": Event.make("revolution", 4),
-    "void_deal": Event.make("void_deal", None),
-    "no_three": Event.make("no_three", None),
-    "yaotou": Event.make("yaotou", 1, choice="yaotou"),
-    "declared": Event.make("declared", 2),
-    "leader": Event.make("leader", 3, reason="fours"),
+    "play": Event(EventType.PLAY, 0, cards="QQQ", gouji=True),
+    "pass": Event(EventType.PASS, 1),
+    "auto_pass": Event(EventType.AUTO_PASS, 2),
+    "yield": Event(EventType.YIELD, 3),
+    "burn": Event(EventType.BURN, 1, victim=0),
+    "burn_break": Event(EventType.BURN_BREAK, 4, burner=1),
+    "counter_burn": Event(EventType.COUNTER_BURN, 2, burner=1),
+    "burn_success": Event(EventType.BURN_SUCCESS, 2, victim=1, tribute=2),
+    "burn_fail": Event(EventType.BURN_FAIL, 2),
+    "smothered": Event(EventType.SMOTHERED, 5, by=0),
+    "trick_won": Event(EventType.TRICK_WON, 0),
+    "opened": Event(EventType.OPENED, 0),
+    "finished": Event(EventType.FINISHED, 0, rank=1),
+    "wind": Event(EventType.WIND, 1),
+    "four_way": Event(EventType.FOUR_WAY, None),
+    "game_over": Event(EventType.GAME_OVER, None),
+    "dealt": Event(EventType.DEALT, None, game=2),
+    "tribute_paid": Event(EventType.TRIBUTE_PAID, 5, to=0, kind=TributeKind.LUO, cards="B2"),
+    "tribute_returned": Event(EventType.TRIBUTE_RETURNED, 0, to=5, cards="99"),
+    "bought_three": Event(EventType.BOUGHT_THREE, 1, source=4, paid="2"),
+    "given_three": Event(EventType.GIVEN_THREE, 1, source=3),
+    "revolution": Event(EventType.REVOLUTION, 4),
+    "void_deal": Event(EventType.VOID_DEAL, None),
+    "no_three": Event(EventType.NO_THREE, None),
+    "yaotou": Event(EventType.YAOTOU, 1, choice=Do.YAOTOU),
+    "declared": Event(EventType.DECLARED, 2),
+    "leader": Event(EventType.LEADER, 3, reason=LeaderReason.FOURS),
 }
 
 
@@ -99,13 +99,13 @@ def test_hostile_names_are_escaped(lang: str) -> None:
     for e in events:
         line = describe_event(e, names, lang) or ""
         assert "<script>" not in line
-    view = dataclasses.replace(sample_view(), seat=0, to_act=0, asked=A.ASK_ANSWER, hand="KK")
+    view = dataclasses.replace(sample_view(), seat=0, to_act=0, asked=Ask.ANSWER, hand="KK")
     assert "<script>" not in prompt_text(view, lang, names)
 
 
 def test_auto_passes_fold_into_one_line() -> None:
-    events = [Event.make("play", 0, cards="9", gouji=False)] + [
-        Event.make("auto_pass", s) for s in (1, 2, 3, 4, 5)
+    events = [Event(EventType.PLAY, 0, cards="9", gouji=False)] + [
+        Event(EventType.AUTO_PASS, s) for s in (1, 2, 3, 4, 5)
     ]
     text = describe_events(events, NAMES, "zh")
     assert text.count("\n") == 1 and "Alice、小李、Bob、张三、Eve 要不起" in text
@@ -113,14 +113,14 @@ def test_auto_passes_fold_into_one_line() -> None:
 
 def test_finished_after_a_fault_is_a_placing() -> None:
     events = [
-        Event.make("play", 0, cards="KK", gouji=True),
-        Event.make("smothered", 5, by=0),
-        Event.make("finished", 5, rank=6),
+        Event(EventType.PLAY, 0, cards="KK", gouji=True),
+        Event(EventType.SMOTHERED, 5, by=0),
+        Event(EventType.FINISHED, 5, rank=6),
     ]
     text = describe_events(events, NAMES, "zh")
     assert "Eve 定为 大落" in text and "走科" not in text
     gone = describe_events(
-        [Event.make("play", 0, cards="33"), Event.make("finished", 0, rank=1)], NAMES, "zh"
+        [Event(EventType.PLAY, 0, cards="33"), Event(EventType.FINISHED, 0, rank=1)], NAMES, "zh"
     )
     assert "走科" in gone
 
@@ -156,7 +156,7 @@ def test_game_over_lists_tributes_in_chinese() -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("ask", [getattr(A, n) for n in dir(A) if n.startswith("ASK_")])
+@pytest.mark.parametrize("ask", list(Ask))
 def test_prompt_for_every_ask(lang: str, ask: str) -> None:
     view = dataclasses.replace(sample_view(), seat=3, to_act=3, asked=ask, hand="BB2299")
     text = prompt_text(view, lang, NAMES)
@@ -166,15 +166,13 @@ def test_prompt_for_every_ask(lang: str, ask: str) -> None:
 
 def test_prompt_words() -> None:
     base = dataclasses.replace(sample_view(), seat=3, to_act=3, hand="KK")
-    burn = prompt_text(dataclasses.replace(base, asked=A.ASK_BURN, burning=None), "zh", NAMES)
+    burn = prompt_text(dataclasses.replace(base, asked=Ask.BURN, burning=None), "zh", NAMES)
     assert "烧" in burn and "小李" in burn
-    lead = prompt_text(
-        dataclasses.replace(base, asked=A.ASK_LEAD, top=None, burning=3), "zh", NAMES
-    )
+    lead = prompt_text(dataclasses.replace(base, asked=Ask.LEAD, top=None, burning=3), "zh", NAMES)
     assert "烧牌" in lead and "带王" in lead
     wait = prompt_text(dataclasses.replace(base, to_act=1), "zh", NAMES)
     assert "Alice" in wait
-    assert "号位" in prompt_text(dataclasses.replace(base, asked=A.ASK_DECLARE), "zh")
+    assert "号位" in prompt_text(dataclasses.replace(base, asked=Ask.DECLARE), "zh")
 
 
 def test_rules_text_names_preset_and_every_switch() -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine import actions as A
 from engine.actions import Action
 from engine.cards import RANK_CHARS, fmt, shoe
 from engine.deal import buy_threes, counts_of, deal, first_leader
 from engine.rules import STANDARD, Rules
 from engine.setup import Setup
+from engine.vocab import Ask, Do
 
 NO_BIE3 = STANDARD.with_switches({"bie3": False})
 
@@ -73,16 +73,16 @@ def _answer(setup: Setup, choices: dict[str, str]) -> None:
 def test_revolution_then_wutou_and_declarations() -> None:
     deal1 = [suited(h) for h in ("2233K", "2S33", "B33", "2333", "2233", "44Q3")]
     setup = Setup(STANDARD, random.Random(1), deals=[deal1])
-    assert setup.asked() == (5, A.ASK_REVOLT)  # only 5 holds no 2 and no joker
-    setup.apply(Action(5, A.REVOLT))
-    assert setup.asked() == (2, A.ASK_YAOTOU)  # 5's 对头 chooses
-    setup.apply(Action(2, A.WUTOU))
+    assert setup.asked() == (5, Ask.REVOLT)  # only 5 holds no 2 and no joker
+    setup.apply(Action(5, Do.REVOLT))
+    assert setup.asked() == (2, Ask.YAOTOU)  # 5's 对头 chooses
+    setup.apply(Action(2, Do.WUTOU))
     asked = []
     while setup.asked() is not None:
         seat, kind = setup.asked()  # type: ignore[misc]
-        assert kind == A.ASK_DECLARE
+        assert kind == Ask.DECLARE
         asked.append(seat)
-        setup.apply(Action(seat, A.DECLARE if seat == 0 else A.NO_DECLARE))
+        setup.apply(Action(seat, Do.DECLARE if seat == 0 else Do.NO_DECLARE))
     assert asked == [0, 1, 3, 4]  # not the revolutionary nor its 对头
     game = setup.game
     assert game is not None
@@ -96,8 +96,8 @@ def test_two_revolutions_void_the_deal() -> None:
     deal2 = [suited(h) for h in ("2233K", "2S33", "B33", "2333", "2233", "2233")]
     rules = STANDARD.with_switches({"declare_point": False})
     setup = Setup(rules, random.Random(1), deals=[deal1, deal2])
-    setup.apply(Action(4, A.REVOLT))
-    setup.apply(Action(5, A.REVOLT))
+    setup.apply(Action(4, Do.REVOLT))
+    setup.apply(Action(5, Do.REVOLT))
     types = [e.type for e in setup.events]
     assert "void_deal" in types and types.count("dealt") == 2
     assert setup.game is not None and setup.game.revolutionary is None
@@ -113,7 +113,7 @@ def test_later_games_are_led_by_the_previous_daluo() -> None:
         deals=[deal1],
     )
     assert setup.game is not None
-    assert setup.game.asked() == (4, A.ASK_LEAD)
+    assert setup.game.asked() == (4, Ask.LEAD)
     assert setup.events[-1].to_json() == {"type": "leader", "seat": 4, "reason": "daluo"}
 
 
@@ -134,7 +134,7 @@ def test_switches_off_ask_nothing() -> None:
     # yaotou off: after 5 revolts its 对头 is not asked; 无头 it is
     rules = STANDARD.with_switches({"yaotou": False, "declare_point": False})
     setup = Setup(rules, random.Random(1), deals=[deal1])
-    setup.apply(Action(5, A.REVOLT))
+    setup.apply(Action(5, Do.REVOLT))
     assert setup.game is not None and setup.game.yaotou == () and setup.game.opened[2]
 
 
@@ -151,7 +151,7 @@ def test_return_tribute_off_asks_no_return() -> None:
         leader=0,
         deals=[deal1],
     )
-    assert on.asked() == (1, A.ASK_RETURN)
+    assert on.asked() == (1, Ask.RETURN)
     # only ranks the payer still holds, never the 2s just received: the 3s
     assert {a.cards for a in on.options(1)} == {"33"}
     off = Setup(
@@ -166,4 +166,4 @@ def test_return_tribute_off_asks_no_return() -> None:
     )
     assert off.asked() is None and off.game is not None
     paid = [e for e in off.events if e.type == "tribute_paid"]
-    assert paid[0].get("cards") == "22"  # the payer's highest tribute cards
+    assert paid[0].cards == "22"  # the payer's highest tribute cards

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from engine import actions as A
 from engine.actions import Action, IllegalAction
 from engine.cards import parse
 from engine.deal import pay_debt, return_choices
@@ -16,6 +15,7 @@ from engine.playout import random_action
 from engine.ranking import debts
 from engine.rules import STANDARD, Rules
 from engine.view import Debt
+from engine.vocab import Ask, Code, Do
 
 NOBODY_OPEN = [False] * 6
 ALL_OPEN = [True] * 6
@@ -103,31 +103,31 @@ def test_return_choices_are_ranks_the_payer_holds() -> None:
 
 def finished_first_game(rng: random.Random) -> Match:
     """A match whose first game was played to its end (random plays, deal choices declined)."""
-    match = Match(STANDARD, rng)
+    match = Match(STANDARD, seed=rng.getrandbits(64))
     match.new_game()
     while (ask := match.asked()) is not None:
         seat = ask[0]
         if match.game is None:
-            match.apply(match.options(seat)[-1])  # decline / 不宣点 / any return
+            match.apply(match.choices(seat).options[-1])  # decline / 不宣点 / any return
         else:
             match.apply(random_action(match.game, rng))
     return match
 
 
 @dataclass
-class Ask:
+class Asked:
     match: Match
     seat: int
     kind: str
 
 
-def second_deal_ask(rng: random.Random) -> Ask:
+def second_deal_ask(rng: random.Random) -> Asked:
     """The first question of game 2's deal phase (after game 1 was played out)."""
     match = finished_first_game(rng)
     match.new_game()
     ask = match.asked()
     assert ask is not None
-    return Ask(match, ask[0], ask[1])
+    return Asked(match, ask[0], ask[1])
 
 
 def test_match_exchange_and_next_leader() -> None:
@@ -137,20 +137,20 @@ def test_match_exchange_and_next_leader() -> None:
     daluo = first.ranks.index(6)
     events = match.new_game()
     paid = [e for e in events if e.type == "tribute_paid"]
-    assert [(e.seat, e["to"], e["kind"]) for e in paid] == [
+    assert [(e.seat, e.to, e.kind) for e in paid] == [
         (d.src, d.dst, d.kind) for d in first.tributes
     ]
     # 还贡 asked of each 落贡 receiver who got cards, with choices of the payer's ranks
-    while match.game is None and match.asked() and match.asked()[1] == A.ASK_RETURN:  # type: ignore[index]
+    while match.game is None and match.asked() and match.asked()[1] == Ask.RETURN:  # type: ignore[index]
         seat = match.asked()[0]  # type: ignore[index]
-        choices = match.options(seat)
-        assert choices and all(c.do == A.RETURN for c in choices)
+        choices = match.choices(seat).options
+        assert choices and all(c.do == Do.RETURN for c in choices)
         match.apply(choices[0])
     while match.game is None and match.asked():
         seat = match.asked()[0]  # type: ignore[index]
-        match.apply(match.options(seat)[-1])
+        match.apply(match.choices(seat).options[-1])
     leader = [e for e in match.setup.events if e.type == "leader"][-1]  # type: ignore[union-attr]
-    assert leader.get("reason") == "daluo"
+    assert leader.reason == "daluo"
     assert leader.seat == daluo or match.setup.game.status[daluo] == "revolted"  # type: ignore[union-attr]
     total = sum(sum(h) for h in match.setup.game.hands)  # type: ignore[union-attr]
     assert total == 216
@@ -161,10 +161,10 @@ def test_bad_return_is_refused() -> None:
     for _ in range(30):
         ask = second_deal_ask(rng)
         match = ask.match
-        if ask.kind == A.ASK_RETURN:
+        if ask.kind == Ask.RETURN:
             with pytest.raises(IllegalAction) as err:
-                match.apply(Action(ask.seat, A.RETURN, "BBBBB"))
-            assert err.value.code == A.BAD_RETURN
+                match.apply(Action(ask.seat, Do.RETURN, "BBBBB"))
+            assert err.value.code == Code.BAD_RETURN
             return
     raise AssertionError("no 还贡 was asked in 30 matches")
 
@@ -176,11 +176,11 @@ def test_return_prompt_names_payer_and_count() -> None:
     for _ in range(40):
         ask = second_deal_ask(rng)
         match = ask.match
-        if ask.kind == A.ASK_RETURN:
+        if ask.kind == Ask.RETURN:
             view = match.view(ask.seat)
             assert view.returning is not None
             payer, count = view.returning
-            assert count == len(match.options(ask.seat)[0].cards)
+            assert count == len(match.choices(ask.seat).options[0].cards)
             names = [f"P{i}" for i in range(6)]
             assert f"P{payer}" in prompt_text(view, "en", names)
             assert str(count) in prompt_text(view, "zh", names)
@@ -193,14 +193,14 @@ def test_check_and_apply_agree_on_returns_in_any_card_order() -> None:
     for _ in range(40):
         ask = second_deal_ask(rng)
         match = ask.match
-        options = match.options(ask.seat) if ask.kind == A.ASK_RETURN else []
+        options = match.choices(ask.seat).options if ask.kind == Ask.RETURN else []
         two = [a for a in options if len(set(a.cards)) == 2]
         if not two:
             continue
-        reordered = Action(ask.seat, A.RETURN, two[0].cards[::-1])
+        reordered = Action(ask.seat, Do.RETURN, two[0].cards[::-1])
         before = [list(h) for h in match.setup.hands]  # type: ignore[union-attr]
         with pytest.raises(IllegalAction):
-            match.check(Action(ask.seat, A.RETURN, "33333"))
+            match.check(Action(ask.seat, Do.RETURN, "33333"))
         assert match.setup.hands == before  # type: ignore[union-attr]
         match.check(reordered)  # accepted exactly as apply accepts it
         events = match.apply(reordered)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine import actions as A
-from engine.actions import Action
+from engine.actions import Action, IllegalAction
 from engine.game import Game
 from engine.rules import Rules
+from engine.vocab import Ask, Code, Do
 
 QINGDAO = Rules.preset_named("qingdao")  # counts at ≤ 10, partners' hands at ≤ 10
 
@@ -33,9 +33,9 @@ def test_partner_hands_visible_at_partner_cards_at() -> None:
 def test_legal_answers_grouped_for_a_phone() -> None:
     hands = ["884", "BS22AAK99", "4", "4", "4", "4"]
     game = Game.from_position(Rules.preset_named("casual"), hands, 0)
-    game.apply(Action(0, A.PLAY, "88"))
+    game.apply(Action(0, Do.PLAY, "88"))
     legal = game.legal(1)
-    assert legal.ask == A.ASK_ANSWER and legal.can_pass and not legal.can_yield
+    assert legal.ask == Ask.ANSWER and legal.can_pass and not legal.can_yield
     groups = legal.groups()
     assert list(groups) == ["B", "2", "A", "K", "9"]  # strongest group first
     assert {str(p) for p in groups["9"]} == {"99", "29", "S9", "B9"}
@@ -46,7 +46,7 @@ def test_legal_answers_grouped_for_a_phone() -> None:
 def test_legal_leads_and_burn_duty_menu() -> None:
     game = Game.from_position(Rules(), ["99433", "4", "4", "4", "4", "4"], 0)
     legal = game.legal(0)
-    assert legal.ask == A.ASK_LEAD and legal.any_lead and not legal.can_pass
+    assert legal.ask == Ask.LEAD and legal.any_lead and not legal.can_pass
     leads = {str(p) for p in legal.plays}
     assert leads == {"9", "99", "4"}  # 3s only at the end, alone (憋3)
 
@@ -55,11 +55,11 @@ def test_refused_play_carries_code_and_params() -> None:
     game = Game.from_position(
         Rules.preset_named("casual"), ["999994", "22888TTTTT", "4", "4", "4", "4"], 0
     )
-    game.apply(Action(0, A.PLAY, "99999"))
+    game.apply(Action(0, Do.PLAY, "99999"))
     try:
-        game.apply(Action(1, A.PLAY, "22888"))
-    except A.IllegalAction as e:
-        assert e.code == A.CANNOT_BEAT
+        game.apply(Action(1, Do.PLAY, "22888"))
+    except IllegalAction as e:
+        assert e.code == Code.CANNOT_BEAT
         assert e.params == {"cards": "22888", "top": "99999"}
     else:
         raise AssertionError("22888 must not beat 99999")
@@ -70,6 +70,6 @@ def test_copy_is_independent_and_can_hold_other_hands() -> None:
     sim = game.copy(hands=[[0] * 15] * 6)
     assert sim.hands[0] == [0] * 15 and sum(game.hands[0]) == 5
     twin = game.copy()
-    twin.apply(Action(0, A.PLAY, "99"))
-    assert game.asked() == (0, A.ASK_LEAD) and game.top is None and sum(game.hands[0]) == 5
+    twin.apply(Action(0, Do.PLAY, "99"))
+    assert game.asked() == (0, Ask.LEAD) and game.top is None and sum(game.hands[0]) == 5
     assert twin.log and not game.log

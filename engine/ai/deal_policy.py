@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import actions as A
 from ..actions import Action
 from ..cards import ACE, BIG, KING, NRANKS, SMALL, THREE, TWO, parse
 from ..plays import GOUJI_THRESHOLD
+from ..vocab import Ask, Do
 
 # A hand without 2s or jokers revolts unless it holds at least this many aces and kings.
 REVOLT_BELOW = 6
@@ -37,18 +37,18 @@ def strength(hand: Sequence[int]) -> float:
 def decide_deal(ask: str, hand: Sequence[int], options: list[Action]) -> tuple[Action, str]:
     """The action for a deal-phase ask, and its reason code."""
     seat = options[0].seat
-    if ask == A.ASK_REVOLT:
+    if ask == Ask.REVOLT:
         if hand[ACE] + hand[KING] < REVOLT_BELOW:
-            return Action(seat, A.REVOLT), "revolt_weak"
-        return Action(seat, A.NO_REVOLT), "keep_playing"
-    if ask == A.ASK_YAOTOU:
+            return Action(seat, Do.REVOLT), "revolt_weak"
+        return Action(seat, Do.NO_REVOLT), "keep_playing"
+    if ask == Ask.YAOTOU:
         if gouji_groups(hand) >= 6:
-            return Action(seat, A.YAOTOU), "yaotou_strong"
-        return Action(seat, A.WUTOU), "take_wutou"
-    if ask == A.ASK_DECLARE:
+            return Action(seat, Do.YAOTOU), "yaotou_strong"
+        return Action(seat, Do.WUTOU), "take_wutou"
+    if ask == Ask.DECLARE:
         if strength(hand) >= 14.0:
-            return Action(seat, A.DECLARE), "declare_strong"
-        return Action(seat, A.NO_DECLARE), "no_declare"
+            return Action(seat, Do.DECLARE), "declare_strong"
+        return Action(seat, Do.NO_DECLARE), "no_declare"
     best = min(options, key=lambda a: return_cost(hand, parse(a.cards)))
     return best, "return_low"
 

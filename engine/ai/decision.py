@@ -20,6 +20,7 @@ from ..game import Game
 from ..match import Match
 from ..playout import random_action
 from ..setup import Setup
+from ..vocab import Do
 from .deal_policy import decide_deal
 from .knowledge import from_view, start_counts
 from .play_policy import decide_play
@@ -117,7 +118,7 @@ def _decide_play(
     deadline = time.perf_counter() + budget_ms / 1000.0
     choice = decide_play(k, legal.plays, legal.can_yield, rng)
     cards = str(choice.play) if choice.play is not None else ""
-    normal = Decision(Action(seat, choice.do, cards), choice.reason, dict(choice.params))
+    normal = Decision(Action(seat, Do(choice.do), cards), choice.reason, dict(choice.params))
     if level == "hard":
         from .search import search
 

@@ -12,7 +12,7 @@ import random
 from ..cards import BIG, NRANKS, SMALL, THREE, TWO
 from ..legal import can_beat
 from ..plays import Play
-from ..view import opposite, team
+from ..seats import opposite, team
 from .knowledge import Knowledge
 
 SAMPLES = 10  # sampled hands per opponent

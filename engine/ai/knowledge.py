@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .. import actions as A
 from ..actions import Action
 from ..cards import DECK_COUNTS, NRANKS, THREE, parse
 from ..events import Event
 from ..plays import Play
 from ..rules import Rules
-from ..view import ACTIVE, SeatView
+from ..view import SeatView
+from ..vocab import Do, Status
 
 START_COUNT = 36  # §1: cards dealt to each seat
 
@@ -59,14 +59,14 @@ def start_counts(events: Iterable[Event] = ()) -> list[int]:
         if e.type == "dealt":
             counts = [START_COUNT] * 6  # a re-deal (§5.4 流局, §5.3) starts the exchange again
         elif e.type in ("tribute_paid", "tribute_returned") and e.seat is not None:
-            n = len(str(e.get("cards", "") or ""))
-            dst = e.get("to")
-            if isinstance(dst, int):
+            n = len(e.cards or "")
+            dst = e.to
+            if dst is not None:
                 counts[e.seat] -= n
                 counts[dst] += n
         elif e.type == "given_three" and e.seat is not None:
-            src = e.get("from")  # 要3: a teammate gives a 3 for free (§5.3)
-            if isinstance(src, int):
+            src = e.source  # 要3: a teammate gives a 3 for free (§5.3)
+            if src is not None:
                 counts[src] -= 1
                 counts[e.seat] += 1
     return counts
@@ -77,7 +77,7 @@ def played_cards(log: Sequence[Action]) -> tuple[list[int], list[list[int]]]:
     total = [0] * NRANKS
     per_seat = [[0] * NRANKS for _ in range(6)]
     for act in log:
-        if act.do == A.PLAY:
+        if act.do == Do.PLAY:
             c = parse(act.cards)
             mine = per_seat[act.seat]
             for r in range(NRANKS):
@@ -97,7 +97,7 @@ def from_view(
     total, per_seat = played_cards(log)
     starts = list(starts) if starts is not None else [START_COUNT] * 6
     pool = [DECK_COUNTS[r] - hand[r] - total[r] for r in range(NRANKS)]
-    active = [st == ACTIVE for st in view.status]
+    active = [st == Status.ACTIVE for st in view.status]
     counts: list[int] = []
     for s in range(6):
         if not active[s]:

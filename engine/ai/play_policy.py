@@ -13,11 +13,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .. import actions as A
 from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus
 from ..game import duty_feasible
 from ..plays import Play, as_play
-from ..view import opposite, team
+from ..seats import opposite, team
+from ..vocab import Ask, Do
 from .estimate import beat_chance, likely_penultimate
 from .knowledge import Knowledge
 
@@ -38,7 +38,7 @@ class Choice:
 
 
 def _play(p: Play, reason: str) -> Choice:
-    return Choice(A.PLAY, p, reason, {"cards": str(p)})
+    return Choice(Do.PLAY, p, reason, {"cards": str(p)})
 
 
 def _group(rank: int, n: int) -> Play:
@@ -63,11 +63,11 @@ def decide_play(
     k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.Random
 ) -> Choice:
     """The normal level's action for the asked seat (``plays`` are the engine's offered plays)."""
-    if k.ask == A.ASK_LEAD:
+    if k.ask == Ask.LEAD:
         if k.burning == k.seat:
             return _burn_lead(k, plays)
         return _lead(k, rng)
-    if k.ask == A.ASK_BURN:
+    if k.ask == Ask.BURN:
         return _burn(k, plays, rng)
     return _answer(k, plays, can_yield, rng)
 
@@ -169,7 +169,7 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
     owner = k.top_seat
     assert owner is not None
     if team(owner) == team(k.seat):
-        return Choice(A.PASS, None, "pass_teammate")
+        return Choice(Do.PASS, None, "pass_teammate")
     h = k.hand
     bound = k.bound
     limit, why = _threshold(k, owner)
@@ -188,14 +188,14 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
         if bound and left == after[THREE] and beat_chance(k, p, rng, gouji=False) >= SAFE:
             continue  # §8: this would be a penultimate play likely to be beaten (闷)
         if can_yield and why == "beat_cheap" and _teammate_to_come(k):
-            return Choice(A.YIELD, None, "yield_to_team")
+            return Choice(Do.YIELD, None, "yield_to_team")
         return _play(p, why)
     if ranked and bound:
         p = ranked[0]
         after = minus(h, p.counts)
         if sum(after) == after[THREE] and answer_cost(h, p, bound) <= limit:
-            return Choice(A.PASS, None, "avoid_smother")
-    return Choice(A.PASS, None, "pass_save")
+            return Choice(Do.PASS, None, "avoid_smother")
+    return Choice(Do.PASS, None, "pass_save")
 
 
 def _teammate_to_come(k: Knowledge) -> bool:
@@ -213,7 +213,7 @@ def _burn(k: Knowledge, plays: tuple[Play, ...], rng: random.Random) -> Choice:
     owner = k.top_seat
     assert owner is not None
     if team(owner) == team(k.seat):
-        return Choice(A.PASS, None, "no_burn_teammate")
+        return Choice(Do.PASS, None, "no_burn_teammate")
     h = k.hand
     bound = k.bound
     smother = likely_penultimate(k, owner)
@@ -235,5 +235,5 @@ def _burn(k: Knowledge, plays: tuple[Play, ...], rng: random.Random) -> Choice:
         if best is None or cost < best[0]:
             best = (cost, p)
     if best is None:
-        return Choice(A.PASS, None, "burn_infeasible")
+        return Choice(Do.PASS, None, "burn_infeasible")
     return _play(best[1], "smother" if smother else "burn_feasible")

@@ -16,12 +16,13 @@ import random
 import statistics
 import time
 
-from .. import actions as A
 from ..actions import Action
 from ..cards import DECK_COUNTS, NRANKS, THREE, parse
-from ..game import Game, Legal
+from ..game import Game
+from ..legal import Legal
 from ..plays import Play
-from ..view import team
+from ..seats import team
+from ..vocab import Ask, Do
 from .decision import Decision
 from .knowledge import Knowledge
 from .play_policy import answer_cost, body_ranks, decide_play
@@ -102,13 +103,13 @@ def rollout(sim: Game, me: int, played: list[int], rng: random.Random) -> float:
     while (ask := sim.asked()) is not None:
         seat, kind = ask
         top = sim.top
-        if kind != A.ASK_LEAD and top is not None and (top.seat - seat) % 2 == 0:
-            sim.apply(Action(seat, A.PASS))  # the normal policy never beats a teammate
+        if kind != Ask.LEAD and top is not None and (top.seat - seat) % 2 == 0:
+            sim.apply(Action(seat, Do.PASS))  # the normal policy never beats a teammate
             continue
         legal = sim.legal(seat)
         k = sim_knowledge(sim, seat, played)
         ch = decide_play(k, legal.plays, legal.can_yield, rng)
-        sim.apply(Action(seat, ch.do, str(ch.play) if ch.play is not None else ""))
+        sim.apply(Action(seat, Do(ch.do), str(ch.play) if ch.play is not None else ""))
         if ch.play is not None:
             for r, n in enumerate(ch.play.counts):
                 played[r] += n
@@ -131,21 +132,21 @@ def candidates(k: Knowledge, legal: Legal, normal: Action) -> list[Action]:
 
     h = k.hand
     bound = k.bound
-    if k.ask == A.ASK_LEAD:
+    if k.ask == Ask.LEAD:
         if k.burning == me:
             return out
         for r in body_ranks(h, bound)[:3]:
             c = [0] * NRANKS
             c[r] = h[r]
-            add(Action(me, A.PLAY, str(Play(tuple(c)))))
+            add(Action(me, Do.PLAY, str(Play(tuple(c)))))
         return out
     ranked = sorted(legal.plays, key=lambda p: answer_cost(h, p, bound))
     if legal.can_pass:
-        add(Action(me, A.PASS))
+        add(Action(me, Do.PASS))
     if legal.can_yield:
-        add(Action(me, A.YIELD))
+        add(Action(me, Do.YIELD))
     for p in ranked[:2]:
-        add(Action(me, A.PLAY, str(p)))
+        add(Action(me, Do.PLAY, str(p)))
     return out
 
 
