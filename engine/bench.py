@@ -10,7 +10,8 @@ import time
 from .deal import deal_hands
 from .game import Game
 from .legal import beating_plays
-from .playout import play_out
+from .match import Match
+from .playout import play_out, random_action
 from .plays import Play
 from .rules import Rules
 
@@ -36,6 +37,7 @@ def run(games: int, seed: int, preset: str = "standard") -> int:
             t = time.perf_counter()
             beating_plays(hand, top)
             legal_samples.append((time.perf_counter() - t) * 1e6)
+    restore_ms, record_kb = _restore_figures(rules, seed)
     figures = {
         "games": games,
         "preset": preset,
@@ -43,7 +45,31 @@ def run(games: int, seed: int, preset: str = "standard") -> int:
         "games_per_s": round(games / elapsed, 1),
         "actions_per_game": round(actions / games, 1),
         "legal_us_median": round(statistics.median(legal_samples), 2),
+        "restore_100_ms_median": round(restore_ms, 3),
+        "record_100_kb": round(record_kb, 2),
     }
     print(f"{games} random games under {preset} in {elapsed:.2f} s")
     print(json.dumps(figures))
     return 0
+
+
+def _restore_figures(rules: Rules, seed: int, samples: int = 60) -> tuple[float, float]:
+    """Median time to rebuild a match from its record after 100 actions of a game (deal phase
+    included), and the record's size, as the bot does on every restart."""
+    rng = random.Random(seed)
+    times: list[float] = []
+    size = 0
+    for k in range(samples):
+        match = Match(rules, seed=seed * 1000 + k)
+        match.new_game()
+        while match.version < 101 and (ask := match.asked()) is not None:
+            if match.game is None:
+                match.apply(rng.choice(match.choices(ask[0]).options))
+            else:
+                match.apply(random_action(match.game, rng))
+        text = json.dumps(match.record())
+        size = max(size, len(text))
+        t = time.perf_counter()
+        Match.restore(json.loads(text))
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times), size / 1024

@@ -6,8 +6,7 @@ table for the play, the deal phase's own after it), and :meth:`Event.to_json` wr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .vocab import DEAL_EVENTS, PLAY_EVENTS, Do, EventType, LeaderReason, TributeKind
 
@@ -35,9 +34,9 @@ FIELDS: dict[EventType, tuple[str, ...]] = {
 _ATTR = {"from": "source"}  # JSON names that are Python keywords
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened. ``seat`` is the actor (None for table-wide events)."""
+class Event(NamedTuple):
+    """Something that happened. ``seat`` is the actor (None for table-wide events). Immutable;
+    a named tuple because the engine makes several per action (hot in search and bench)."""
 
     type: EventType
     seat: int | None = None
@@ -67,6 +66,12 @@ class Event:
             value = getattr(self, _ATTR.get(name, name))
             out[name] = str(value) if isinstance(value, str) else value
         return out
+
+    def __repr__(self) -> str:
+        fields = "".join(
+            f", {k}={v!r}" for k, v in self.to_json().items() if k not in ("type", "seat")
+        )
+        return f"Event({self.type.name}, {self.seat}{fields}{', claim' if self.claim else ''})"
 
     def get(self, key: str, default: object = None) -> object:
         """A field by its JSON name (for generic readers such as tests)."""

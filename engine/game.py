@@ -43,6 +43,10 @@ class Top:
     penult: bool  # its owner's penultimate play under 憋3 (§8)
 
 
+# Enum members looked up in the innermost loops (a class attribute lookup costs there).
+_ACTIVE, _BURN, _AUTO_PASS = Status.ACTIVE, Ask.BURN, EventType.AUTO_PASS
+
+
 class Game:
     """The play phase of one game. Build it with :meth:`from_position` (records, tests, the
     deal of :mod:`engine.setup`)."""
@@ -115,7 +119,7 @@ class Game:
         return None if self.over else self.ask
 
     def active(self, seat: int) -> bool:
-        return self.status[seat] == Status.ACTIVE
+        return self.status[seat] is _ACTIVE
 
     def headless(self, seat: int) -> bool:
         """§12 无头: active with an inactive 对头 — except a 要头 player until three of their
@@ -430,8 +434,8 @@ class Game:
                     self.ask = (seat, ask)
                     return
                 self.queue.popleft()
-                if ask != Ask.BURN and self.active(seat):
-                    events.append(Event(EventType.AUTO_PASS, seat))
+                if ask is not _BURN and self.active(seat):
+                    events.append(Event(_AUTO_PASS, seat))
                     self.passed.add(seat)
             self._close_trick(events)
 
