@@ -142,6 +142,32 @@ def _deal_hands(k: int, hands: Any) -> tuple[tuple[tuple[int, str], ...], ...]:
     return tuple(out)
 
 
+def entry_text(entry: Action | DealEntry) -> str:
+    """The compact text of one entry, as the bot stores it: ``2:play:QQQ`` or ``deal:<seed>``
+    (a deal of given hands has no compact form: those are for tests and puzzles)."""
+    if isinstance(entry, DealEntry):
+        if entry.hands is not None:
+            raise ValueError("a deal of given hands has no compact form")
+        return f"deal:{entry.seed}"
+    return str(entry)
+
+
+def parse_entry(text: str) -> Action | DealEntry:
+    """The inverse of :func:`entry_text`; :class:`BadMatchRecord` for anything else."""
+    if text.startswith("deal:"):
+        seed = text[5:]
+        if not _SEED.fullmatch(seed):
+            raise BadMatchRecord(f"not a deal: {text!r}")
+        return DealEntry(seed)
+    try:
+        action = Action.parse(text)
+        if action.cards:
+            parse_strict(action.cards)
+    except ValueError as e:
+        raise BadMatchRecord(str(e)) from None
+    return action
+
+
 def parse_suited(text: str) -> list[tuple[int, str]] | None:
     """Suited cards ``4s Th S B`` (rank, then suit in lower case; jokers bare), or None."""
     cards: list[tuple[int, str]] = []

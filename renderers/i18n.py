@@ -1,4 +1,5 @@
-"""The message catalog: one JSON object per language in ``data/i18n/<lang>.json``.
+"""The message catalog: one JSON object per language in ``data/i18n/<lang>.json``, plus the
+bot's own words in ``data/i18n/bot.<lang>.json`` (merged; a key may be defined once).
 
 Each value is a ``str.format`` template with named placeholders (``{name}``) and Telegram HTML
 (``<b>``). English templates mark a player's term with brackets, ``burns [烧]``: the first time a
@@ -65,13 +66,19 @@ class Catalog:
     @cache
     def load(lang: str) -> Catalog:
         lang = lang_or_default(lang)
-        path = CATALOG_DIR / f"{lang}.json"
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in data.items()
-        ):
-            raise ValueError(f"{path}: a catalog is a JSON object of strings")
-        return Catalog(lang, data)
+        messages: dict[str, str] = {}
+        # <lang>.json (the game's words), then each <part>.<lang>.json (e.g. the bot's own)
+        for path in [CATALOG_DIR / f"{lang}.json", *sorted(CATALOG_DIR.glob(f"*.{lang}.json"))]:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+            ):
+                raise ValueError(f"{path}: a catalog is a JSON object of strings")
+            clash = set(data) & set(messages)
+            if clash:
+                raise ValueError(f"{path}: {sorted(clash)[0]!r} is defined twice")
+            messages.update(data)
+        return Catalog(lang, messages)
 
     def __contains__(self, key: str) -> bool:
         return key in self.messages

@@ -6,6 +6,7 @@ from helpers import acts, error_code, ev, run
 
 from engine.actions import Action
 from engine.record import parse_record
+from engine.vocab import Do
 
 NO_BIE3 = {"preset": "standard", "bie3": False}
 
@@ -164,7 +165,7 @@ def test_burn_feasibility_warning() -> None:
         assert game.asked() == (1, "burn")
         assert game.burn_feasible(1, burn) is feasible, hand
         assert game.burn_feasible(2, burn) is None  # not asked
-    game.apply(Action(1, "pass"))
+    game.apply(Action(1, Do.PASS))
 
 
 def test_declining_a_burn_is_marked_for_the_announcement_but_not_in_records() -> None:

@@ -113,7 +113,8 @@ def test_random_matches(preset: str) -> None:
         match = Match(Rules.preset_named(preset), seed=seed)
         for _ in range(3):
             match.new_game()
-            assert sum(sum(h) for h in match.setup.hands) == 216  # type: ignore[union-attr]
+            assert match.setup is not None
+            assert sum(sum(h) for h in match.setup.hands) == 216
             while match.asked() is not None:
                 seat, _ = match.asked()  # type: ignore[misc]
                 if match.game is None:

@@ -10,7 +10,7 @@ from engine.cards import RANK_CHARS, fmt, shoe
 from engine.deal import buy_threes, counts_of, deal, first_leader
 from engine.rules import STANDARD, Rules
 from engine.setup import Setup
-from engine.vocab import Ask, Do
+from engine.vocab import Ask, Do, EventType, TributeKind
 
 NO_BIE3 = STANDARD.with_switches({"bie3": False})
 
@@ -67,7 +67,7 @@ def test_no_three_and_nothing_to_pay_revolts_and_no_spare_redeals() -> None:
 def _answer(setup: Setup, choices: dict[str, str]) -> None:
     while setup.asked() is not None:
         seat, kind = setup.asked()  # type: ignore[misc]
-        setup.apply(Action(seat, choices.get(kind, setup.options(seat)[-1].do)))
+        setup.apply(Action(seat, Do(choices.get(kind, setup.options(seat)[-1].do))))
 
 
 def test_revolution_then_wutou_and_declarations() -> None:
@@ -99,7 +99,7 @@ def test_two_revolutions_void_the_deal() -> None:
     setup.apply(Action(4, Do.REVOLT))
     setup.apply(Action(5, Do.REVOLT))
     types = [e.type for e in setup.events]
-    assert "void_deal" in types and types.count("dealt") == 2
+    assert "void_deal" in types and types.count(EventType.DEALT) == 2
     assert setup.game is not None and setup.game.revolutionary is None
 
 
@@ -142,7 +142,7 @@ def test_return_tribute_off_asks_no_return() -> None:
     from engine.view import Debt
 
     deal1 = [suited(h) for h in ("2233K", "2S33", "B33", "2333", "2233", "2233")]
-    debts = [Debt(0, 1, "luo", 2)]
+    debts = [Debt(0, 1, TributeKind.LUO, 2)]
     on = Setup(
         NO_BIE3.with_switches({"declare_point": False, "revolution": False}),
         random.Random(1),

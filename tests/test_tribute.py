@@ -15,7 +15,7 @@ from engine.playout import random_action
 from engine.ranking import debts
 from engine.rules import STANDARD, Rules
 from engine.view import Debt
-from engine.vocab import Ask, Code, Do
+from engine.vocab import Ask, Code, Do, TributeKind
 
 NOBODY_OPEN = [False] * 6
 ALL_OPEN = [True] * 6
@@ -29,9 +29,9 @@ def test_order_men_shao_dian_luo() -> None:
     ranks = [1, 6, 5, 2, 3, 4]  # 头科 0, 二科 3, 三科 4, 四科 5, 二落 2, 大落 1
     out = debts(STANDARD, ranks, ALL_OPEN, [], men=[(5, 2)], shao=[(3, 0, 1)])
     assert kinds(out) == [
-        (5, 2, "men", 1),
+        (5, 2, TributeKind.MEN, 1),
         (3, 0, "shao", 1),
-        (1, 0, "luo", 2),  # 大落 → 头科 2 cards
+        (1, 0, TributeKind.LUO, 2),  # 大落 → 头科 2 cards
         (2, 3, "luo", 1),  # 二落 → 二科 1 card
     ]
     # payer and receiver on one team: waived
@@ -42,12 +42,12 @@ def test_team_luo_waived_only_with_the_switch() -> None:
     ranks = [2, 1, 4, 3, 5, 6]
     rules = STANDARD.with_switches({"waive_team_tribute": False})
     out = debts(rules, ranks, ALL_OPEN, [], [], [])
-    assert kinds(out) == [(5, 1, "luo", 2), (4, 0, "luo", 1)]
+    assert kinds(out) == [(5, 1, TributeKind.LUO, 2), (4, 0, "luo", 1)]
 
 
 def test_men_and_shao_owed_between_teammates() -> None:
     out = debts(STANDARD, [2, 1, 4, 3, 5, 6], ALL_OPEN, [], men=[(1, 3)], shao=[(0, 2, 2)])
-    assert kinds(out)[:2] == [(1, 3, "men", 1), (0, 2, "shao", 2)]
+    assert kinds(out)[:2] == [(1, 3, TributeKind.MEN, 1), (0, 2, "shao", 2)]
 
 
 def test_chuan_replaces_men_shao_luo_and_keeps_point_tribute() -> None:
@@ -70,7 +70,7 @@ def test_luo_only_and_off() -> None:
     qingdao = Rules.preset_named("qingdao")
     ranks = [1, 6, 5, 2, 3, 4]
     assert kinds(debts(qingdao, ranks, NOBODY_OPEN, [], [(5, 2)], [(3, 0, 1)])) == [
-        (1, 0, "luo", 2),
+        (1, 0, TributeKind.LUO, 2),
         (2, 3, "luo", 1),
     ]
     chuan = [1, 4, 2, 5, 3, 6]
@@ -85,12 +85,12 @@ def test_luo_only_and_off() -> None:
 def test_payer_gives_highest_and_never_what_it_received() -> None:
     hands = [list(parse(h)) for h in ("BS2K", "95", "S2", "4", "4", "4")]
     received = [[0] * 15 for _ in range(6)]
-    assert pay_debt(hands, received, Debt(0, 2, "luo", 2)) == [14, 13]  # B, then S
+    assert pay_debt(hands, received, Debt(0, 2, TributeKind.LUO, 2)) == [14, 13]  # B, then S
     # 2 received B and S in this exchange: it pays its own S, then its 2, never the B
-    assert pay_debt(hands, received, Debt(2, 1, "dian", 3)) == [13, 12]
+    assert pay_debt(hands, received, Debt(2, 1, TributeKind.DIAN, 3)) == [13, 12]
     assert hands[2][14] == 1
     # a payer with no tribute card gives nothing
-    assert pay_debt(hands, received, Debt(3, 0, "men", 1)) == []
+    assert pay_debt(hands, received, Debt(3, 0, TributeKind.MEN, 1)) == []
 
 
 def test_return_choices_are_ranks_the_payer_holds() -> None:
@@ -152,7 +152,8 @@ def test_match_exchange_and_next_leader() -> None:
     leader = [e for e in match.setup.events if e.type == "leader"][-1]  # type: ignore[union-attr]
     assert leader.reason == "daluo"
     assert leader.seat == daluo or match.setup.game.status[daluo] == "revolted"  # type: ignore[union-attr]
-    total = sum(sum(h) for h in match.setup.game.hands)  # type: ignore[union-attr]
+    assert match.game is not None
+    total = sum(sum(h) for h in match.game.hands)
     assert total == 216
 
 

@@ -1,0 +1,243 @@
+"""Inline keyboards, as plain data (rows of :class:`Button`): the lobby, a player's hand, the
+deal phase's questions, the game over. Pure functions of what the engine offers, so only legal
+moves are ever shown; the sender turns them into Telegram markup."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.actions import Action
+from engine.cards import BIG, NRANKS, RANK_CHARS, SMALL, TWO, Counts, fmt
+from engine.legal import Legal
+from engine.plays import Play
+from engine.rules import PRESETS
+from engine.vocab import Ask, Do
+from renderers import button_text, card_text, t
+
+from .codec import Callback
+from .model import Seat
+
+QUICK = 6  # one-tap answers offered, smallest first
+PER_ROW = 5  # rank buttons in a row
+EXTRAS = (TWO, SMALL, BIG)
+EMPTY_SELECTION: Counts = (0,) * NRANKS  # cards that join a play of another rank (贴钱, 挂花, §3)
+
+
+@dataclass(frozen=True)
+class Button:
+    text: str
+    data: str | None = None  # callback data
+    url: str | None = None  # a link (deep link to the bot's DM)
+
+
+Keyboard = list[list[Button]]
+
+
+def _b(text: str, kind: str, table: int, version: int, op: str) -> Button:
+    return Button(text, Callback(kind, table, version, op).encode())
+
+
+# -- the selection of cards to play -----------------------------------------------------------
+def toggle(selection: Counts, hand: Counts, rank: int) -> Counts:
+    """A tap on ``rank``'s button. A plain rank: the first tap takes the whole group, each
+    further tap one card fewer, down to none; choosing another plain rank replaces it (a play
+    has one body rank, §3). A 2 or a joker: each tap adds one, past the last back to none."""
+    sel = list(selection)
+    if rank in EXTRAS:
+        sel[rank] = (sel[rank] + 1) % (hand[rank] + 1)
+        return tuple(sel)
+    for r in range(TWO):
+        if r != rank:
+            sel[r] = 0
+    sel[rank] = hand[rank] if sel[rank] == 0 else sel[rank] - 1
+    return tuple(sel)
+
+
+def usable_ranks(legal: Legal) -> list[int]:
+    """Ranks that take part in some legal play, strongest first (what the rank buttons offer)."""
+    used = [False] * NRANKS
+    for p in legal.plays:
+        for r, n in enumerate(p.counts):
+            if n:
+                used[r] = True
+    return [r for r in range(NRANKS - 1, -1, -1) if used[r]]
+
+
+def smallest_first(plays: Sequence[Play]) -> list[Play]:
+    """Answers ordered as a player would spend them: lowest body, fewest 2s and jokers."""
+
+    def key(p: Play) -> tuple[int, int, int, int]:
+        sh = p.shape
+        return (p.counts[BIG] + p.counts[SMALL], p.counts[TWO], sh.base, sh.small)
+
+    return sorted(plays, key=key)
+
+
+def rank_label(rank: int, held: int, chosen: int, lang: str) -> str:
+    name = card_text(RANK_CHARS[rank], lang)
+    if chosen:
+        return f"✅{name} {chosen}/{held}"
+    return f"{name}×{held}"
+
+
+# -- keyboards --------------------------------------------------------------------------------
+def hand_keyboard(
+    table: int,
+    version: int,
+    legal: Legal,
+    hand: Counts,
+    selection: Counts,
+    selection_ok: bool,
+    auto: bool,
+    lang: str,
+) -> Keyboard:
+    """The asked player's keyboard in the play: rank buttons, one-tap answers, 出牌 with what
+    would be played, 过 / 不烧, 让牌, 提示, 托管."""
+    rows: Keyboard = []
+    if legal.ask in (Ask.ANSWER, Ask.BURN, Ask.LAST) and legal.plays:
+        quick = smallest_first(legal.plays)[:QUICK]
+        row: list[Button] = []
+        for k, p in enumerate(quick):
+            row.append(_b("▶ " + card_text(str(p), lang), "h", table, version, f"q{k}"))
+            if len(row) == 3:
+                rows.append(row)
+                row = []
+        if row:
+            rows.append(row)
+    ranks = usable_ranks(legal)
+    for i in range(0, len(ranks), PER_ROW):
+        rows.append(
+            [
+                _b(rank_label(r, hand[r], selection[r], lang), "h", table, version, f"r{RANK_CHARS[r]}")
+                for r in ranks[i : i + PER_ROW]
+            ]
+        )
+    act: list[Button] = []
+    if any(selection):
+        act.append(_b(button_text("clear", lang), "h", table, version, "c"))
+    if selection_ok:
+        label = t(lang, "bot.btn.play_cards", cards=card_text(fmt(selection), lang))
+        act.append(_b(label, "h", table, version, "p"))
+    if act:
+        rows.append(act)
+    last: list[Button] = []
+    if legal.can_pass:
+        key = "no_burn" if legal.ask == Ask.BURN else "pass"
+        last.append(_b(button_text(key, lang), "h", table, version, "x"))
+    if legal.can_yield:
+        last.append(_b(button_text("yield", lang), "h", table, version, "y"))
+    last.append(_b(button_text("hint", lang), "h", table, version, "i"))
+    last.append(_b(t(lang, "bot.btn.auto_off" if auto else "bot.btn.auto"), "h", table, version, "a"))
+    rows.append(last)
+    return rows
+
+
+_OPTION_LABEL = {
+    Do.REVOLT: "revolt",
+    Do.NO_REVOLT: "no_revolt",
+    Do.YAOTOU: "yaotou",
+    Do.WUTOU: "wutou",
+    Do.DECLARE: "declare",
+    Do.NO_DECLARE: "no_declare",
+}
+
+
+def deal_keyboard(
+    table: int,
+    version: int,
+    legal: Legal,
+    hand: Counts,
+    selection: Counts,
+    returnable: Counts,
+    lang: str,
+) -> Keyboard:
+    """The deal phase's questions (§5): one button per answer; for 还贡 (§11) the cards are
+    chosen rank by rank among those allowed, then sent."""
+    if legal.ask != Ask.RETURN:
+        return [
+            [
+                _b(button_text(_OPTION_LABEL[o.do], lang), "h", table, version, f"o{k}")
+                for k, o in enumerate(legal.options)
+            ]
+        ]
+    rows: Keyboard = []
+    ranks = [r for r in range(NRANKS - 1, -1, -1) if returnable[r]]
+    for i in range(0, len(ranks), PER_ROW):
+        rows.append(
+            [
+                _b(rank_label(r, hand[r], selection[r], lang), "h", table, version, f"t{RANK_CHARS[r]}")
+                for r in ranks[i : i + PER_ROW]
+            ]
+        )
+    picks = {o.cards for o in legal.options}
+    act: list[Button] = []
+    if any(selection):
+        act.append(_b(button_text("clear", lang), "h", table, version, "c"))
+    chosen = fmt(selection)
+    if chosen in picks:
+        label = t(lang, "bot.btn.return_cards", cards=card_text(chosen, lang))
+        act.append(_b(label, "h", table, version, "p"))
+    act.append(_b(button_text("hint", lang), "h", table, version, "i"))
+    rows.append(act)
+    return rows
+
+
+def option_for(legal: Legal, selection: Counts) -> Action | None:
+    """The 还贡 option matching the chosen cards, if any."""
+    chosen = fmt(selection)
+    return next((o for o in legal.options if o.cards == chosen), None)
+
+
+def waiting_keyboard(table: int, version: int, auto: bool, lang: str) -> Keyboard:
+    """A player's hand message while others act: only 托管 on or off."""
+    return [[_b(t(lang, "bot.btn.auto_off" if auto else "bot.btn.auto"), "h", table, version, "a")]]
+
+
+def lobby_keyboard(
+    table: int,
+    version: int,
+    seats: Sequence[Seat | None],
+    preset: str,
+    ai_level: str,
+    countdown: bool,
+    lang: str,
+) -> Keyboard:
+    """Take a seat (two rows: the two 联邦), leave, rules and AI options, start."""
+    rows: Keyboard = []
+    for side in (0, 1):
+        row = []
+        for s in (side, side + 2, side + 4):
+            seat = seats[s]
+            label = t(lang, "bot.btn.sit", n=s + 1) if seat is None else f"{s + 1}·{seat.name[:8]}"
+            row.append(_b(label, "l", table, version, f"s{s}"))
+        rows.append(row)
+    rows.append(
+        [
+            _b(t(lang, "bot.btn.sit_any"), "l", table, version, "S"),
+            _b(t(lang, "bot.btn.leave"), "l", table, version, "L"),
+        ]
+    )
+    names = list(PRESETS)
+    rows.append(
+        [
+            _b(t(lang, "bot.btn.preset", preset=t(lang, f"bot.preset.{preset}")), "l", table, version, "P"),
+            _b(t(lang, "bot.btn.rules"), "l", table, version, "R"),
+        ]
+    )
+    assert preset in names
+    rows.append(
+        [
+            _b(t(lang, "bot.btn.ai_level", level=t(lang, f"bot.level.{ai_level}")), "l", table, version, "A"),
+            _b(t(lang, "bot.btn.fill_ai"), "l", table, version, "F"),
+        ]
+    )
+    last = [_b(t(lang, "bot.btn.start"), "l", table, version, "G")]
+    if not countdown:
+        last.append(_b(t(lang, "bot.btn.countdown"), "l", table, version, "C"))
+    rows.append(last)
+    return rows
+
+
+def over_keyboard(table: int, version: int, lang: str) -> Keyboard:
+    return [[_b(t(lang, "bot.btn.again"), "o", table, version, "N")]]

@@ -1,0 +1,269 @@
+"""Delivers the table service's messages to Telegram: in order per chat, one chat never waiting
+for another; updates of the same message coalesced (only the newest pending content is sent);
+group chats paced under Telegram's per-group budget; flood waits (429) waited out and retried;
+pictures rendered off the event loop only when they are really sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputMediaPhoto,
+    LinkPreviewOptions,
+    Message,
+)
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TimedOut
+
+from .keyboards import Keyboard
+from .outbox import Out, Slot
+
+log = logging.getLogger("gouji.sender")
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+MAX_TRIES = 5
+
+
+def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
+    if keyboard is None:
+        return None
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(b.text, callback_data=b.data, url=b.url) for b in row]
+            for row in keyboard
+            if row
+        ]
+    )
+
+
+@dataclass
+class _Shown:
+    """What a slot's message shows now (to skip identical edits and unchanged pictures)."""
+
+    photo: bool
+    photo_key: str
+    text: str
+    keyboard: Keyboard | None
+
+
+@dataclass
+class _Chat:
+    queue: deque[Out] = field(default_factory=deque)
+    worker: asyncio.Task[None] | None = None
+    last: float = 0.0  # when the last call to this chat went out
+
+
+class Sender:
+    """``post`` is instant; a worker per chat sends. ``slot_id``/``slot_sent`` connect slots
+    to the message ids the table service stores."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        slot_id: Callable[[int, str], int | None],
+        slot_sent: Callable[[int, str, int], Awaitable[None]],
+        on_blocked: Callable[[int], Awaitable[None]],
+        group_interval: float = 3.0,
+    ) -> None:
+        self.bot = bot
+        self.slot_id = slot_id
+        self.slot_sent = slot_sent
+        self.on_blocked = on_blocked
+        self.group_interval = group_interval
+        self._chats: dict[int, _Chat] = {}
+        self._shown: dict[Slot, _Shown] = {}
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.calls = 0
+        self.errors = 0
+
+    # -- posting -------------------------------------------------------------------------------
+    def post(self, out: Out) -> None:
+        chat = self._chats.setdefault(out.chat_id, _Chat())
+        if out.slot is not None and not out.new:
+            for i, pending in enumerate(chat.queue):
+                if pending.slot == out.slot and not pending.new:
+                    chat.queue[i] = out  # coalesce: only the newest content of a message
+                    break
+            else:
+                chat.queue.append(out)
+        else:
+            chat.queue.append(out)
+        self._idle.clear()
+        if chat.worker is None or chat.worker.done():
+            chat.worker = asyncio.get_running_loop().create_task(self._run(out.chat_id, chat))
+
+    async def drain(self, timeout: float = 30.0) -> None:
+        """Wait until everything posted so far has been delivered (tests, shutdown)."""
+        await asyncio.wait_for(self._idle.wait(), timeout)
+
+    async def close(self) -> None:
+        for chat in self._chats.values():
+            if chat.worker is not None and not chat.worker.done():
+                chat.worker.cancel()
+        await asyncio.gather(
+            *(c.worker for c in self._chats.values() if c.worker is not None), return_exceptions=True
+        )
+
+    def pending(self) -> int:
+        return sum(len(c.queue) for c in self._chats.values())
+
+    # -- delivering ----------------------------------------------------------------------------
+    async def _run(self, chat_id: int, chat: _Chat) -> None:
+        try:
+            while chat.queue:
+                if chat_id < 0 and self.group_interval > 0:
+                    wait = chat.last + self.group_interval - time.monotonic()
+                    if wait > 0:
+                        await asyncio.sleep(wait)  # newer updates coalesce meanwhile
+                if not chat.queue:
+                    break
+                out = chat.queue.popleft()
+                try:
+                    await self._deliver(out)
+                except Exception:  # one bad message never stops a chat's queue
+                    self.errors += 1
+                    log.exception("could not deliver to chat %d", chat_id)
+                chat.last = time.monotonic()
+        finally:
+            if all(not c.queue for c in self._chats.values()):
+                self._idle.set()
+
+    async def _deliver(self, out: Out) -> None:
+        slot = out.slot
+        msg_id = None if slot is None or out.new else self.slot_id(*slot)
+        if slot is not None and msg_id is not None:
+            shown = self._shown.get(slot)
+            if (
+                shown is not None
+                and shown.text == out.text
+                and shown.keyboard == out.keyboard
+                and shown.photo_key == out.photo_key
+            ):
+                return  # nothing changed: no call
+            if await self._edit(out, msg_id, shown):
+                return
+        message = await self._send(out)
+        if message is not None and slot is not None:
+            self._shown[slot] = _Shown(out.photo is not None, out.photo_key, out.text, out.keyboard)
+            await self.slot_sent(slot[0], slot[1], message.message_id)
+
+    async def _send(self, out: Out) -> Message | None:
+        kb = markup(out.keyboard)
+        if out.photo is not None:
+            data = await asyncio.to_thread(out.photo)
+            return await self._call(
+                out.chat_id,
+                lambda: self.bot.send_photo(
+                    out.chat_id,
+                    photo=data,
+                    filename="gouji.png",
+                    caption=out.text,
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=kb,
+                    message_thread_id=out.thread_id,
+                    disable_notification=out.silent,
+                ),
+            )
+        return await self._call(
+            out.chat_id,
+            lambda: self.bot.send_message(
+                out.chat_id,
+                out.text,
+                parse_mode=ParseMode.HTML,
+                reply_markup=kb,
+                message_thread_id=out.thread_id,
+                disable_notification=out.silent,
+                link_preview_options=NO_PREVIEW,
+            ),
+        )
+
+    async def _edit(self, out: Out, msg_id: int, shown: _Shown | None) -> bool:
+        """Put ``out`` in place of message ``msg_id``; False when it must be sent anew."""
+        assert out.slot is not None
+        kb = markup(out.keyboard)
+        photo_msg = out.photo is not None
+        try:
+            if photo_msg and (shown is None or shown.photo_key != out.photo_key or not shown.photo):
+                assert out.photo is not None
+                data = await asyncio.to_thread(out.photo)
+                media = InputMediaPhoto(
+                    data, caption=out.text, parse_mode=ParseMode.HTML, filename="gouji.png"
+                )
+                done = await self._call(
+                    out.chat_id,
+                    lambda: self.bot.edit_message_media(
+                        media, chat_id=out.chat_id, message_id=msg_id, reply_markup=kb
+                    ),
+                )
+            elif photo_msg:
+                done = await self._call(
+                    out.chat_id,
+                    lambda: self.bot.edit_message_caption(
+                        chat_id=out.chat_id,
+                        message_id=msg_id,
+                        caption=out.text,
+                        parse_mode=ParseMode.HTML,
+                        reply_markup=kb,
+                    ),
+                )
+            else:
+                done = await self._call(
+                    out.chat_id,
+                    lambda: self.bot.edit_message_text(
+                        out.text,
+                        chat_id=out.chat_id,
+                        message_id=msg_id,
+                        parse_mode=ParseMode.HTML,
+                        reply_markup=kb,
+                        link_preview_options=NO_PREVIEW,
+                    ),
+                )
+        except BadRequest as e:
+            if "not modified" in e.message:
+                done = True
+            else:
+                log.info("edit of a message in chat %d failed (%s): sending anew", out.chat_id, e.message)
+                return False
+        if done is None:
+            return True  # the chat is gone (blocked, kicked): nothing more to do
+        self._shown[out.slot] = _Shown(photo_msg, out.photo_key, out.text, out.keyboard)
+        return True
+
+    async def _call(self, chat_id: int, make: Callable[[], Awaitable[object]]) -> Message | None:
+        """One Bot API call with retries: flood waits (429) waited out, network errors retried;
+        a private chat that refuses (403) is reported; BadRequest goes to the caller."""
+        for attempt in range(MAX_TRIES):
+            try:
+                self.calls += 1
+                result = await make()
+                return result if isinstance(result, Message) else None
+            except RetryAfter as e:
+                wait = e.retry_after
+                seconds = wait.total_seconds() if hasattr(wait, "total_seconds") else float(wait)
+                log.warning("flood wait of %.0f s in chat %d", seconds, chat_id)
+                await asyncio.sleep(seconds)
+            except Forbidden:
+                if chat_id > 0:
+                    await self.on_blocked(chat_id)
+                else:
+                    log.warning("chat %d refuses the bot's messages", chat_id)
+                return None
+            except ChatMigrated as e:
+                log.warning("chat %d moved to %d", chat_id, e.new_chat_id)
+                return None
+            except (TimedOut, NetworkError) as e:
+                if isinstance(e, BadRequest):
+                    raise
+                await asyncio.sleep(0.5 * (attempt + 1))
+        self.errors += 1
+        log.error("gave up on a call to chat %d after %d tries", chat_id, MAX_TRIES)
+        return None

@@ -1,0 +1,303 @@
+"""One table of one group chat, in memory: its seats, its match, the group's transcript, each
+player's chosen cards — and what every message about it should show now (:class:`Out`s).
+
+No I/O here: :mod:`bot.service` locks, stores and sends. A hand only ever goes into its own
+player's private chat: group messages are built from the spectator's view (``view(None)``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.actions import Action
+from engine.cards import NRANKS, Counts, fmt, parse
+from engine.events import Event
+from engine.legal import Legal
+from engine.match import Match
+from engine.vocab import Ask, Do, EventType, Phase, Status
+from renderers import (
+    Transcript,
+    card_text,
+    game_over_text,
+    prompt_text,
+    rank_name,
+    render_game_over,
+    render_hand,
+    render_table,
+    seat_name,
+    t,
+)
+from renderers.i18n import MAX_MESSAGE
+
+from .keyboards import (
+    deal_keyboard,
+    hand_keyboard,
+    lobby_keyboard,
+    over_keyboard,
+    waiting_keyboard,
+)
+from .model import Seat, TableState
+from .outbox import Out
+
+EMPTY: Counts = (0,) * NRANKS
+LOG_LIMIT = 3500  # characters of a log message before the next one starts
+CAPTION_LIMIT = 1024  # Telegram's limit for a photo caption
+
+
+@dataclass
+class Table:
+    """A lobby, then a match of games, at one chat (and forum topic)."""
+
+    id: int
+    chat_id: int
+    thread_id: int | None
+    opener: int
+    status: str  # lobby | playing | over | abandoned
+    st: TableState
+    version: int = 0  # actions stored (the match's version)
+    match: Match | None = None
+    transcript: Transcript | None = None
+    selection: dict[int, Counts] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lobby_ver: int = 0  # grows with each lobby change (its buttons carry it)
+    note: str = ""  # a one-off line for the table caption (a timeout, a player back)
+    hinted: dict[int, str] = field(default_factory=dict)  # seat → the hint shown
+    lines: list[str] = field(default_factory=list)  # the current game's finished log lines
+
+    # -- who is who --------------------------------------------------------------------------
+    @property
+    def lang(self) -> str:
+        return self.st.settings.lang
+
+    def names(self) -> list[str]:
+        return [s.name if s else "" for s in self.st.seats]
+
+    def seat_of(self, user: int) -> int | None:
+        for i, s in enumerate(self.st.seats):
+            if s is not None and s.user == user:
+                return i
+        return None
+
+    def seat_lang(self, seat: int) -> str:
+        s = self.st.seats[seat]
+        return (s.lang if s is not None and s.lang else None) or self.lang
+
+    def humans(self) -> list[tuple[int, Seat]]:
+        return [(i, s) for i, s in enumerate(self.st.seats) if s is not None and s.human]
+
+    def name(self, seat: int | None) -> str:
+        return seat_name(seat, self.names(), self.lang)
+
+    def mention(self, seat: int) -> str:
+        s = self.st.seats[seat]
+        if s is None or s.user is None:
+            return self.name(seat)
+        return f'<a href="tg://user?id={s.user}">{self.name(seat)}</a>'
+
+    # -- the lobby ---------------------------------------------------------------------------
+    def lobby_out(self) -> Out:
+        lang = self.lang
+        st = self.st
+        lines = [t(lang, "bot.lobby.title", preset=t(lang, f"bot.preset.{st.settings.preset}"))]
+        for side in (0, 1):
+            members = []
+            for s in (side, side + 2, side + 4):
+                seat = st.seats[s]
+                who = t(lang, "bot.lobby.empty") if seat is None else self.name(s)
+                if seat is not None and not seat.human:
+                    who = "🤖 " + who
+                members.append(f"{s + 1}·{who}")
+            lines.append(t(lang, f"bot.lobby.team{side}", members=" ｜ ".join(members)))
+        lines.append(t(lang, "bot.lobby.pairs"))
+        if st.countdown is not None:
+            lines.append(t(lang, "bot.lobby.countdown"))
+        lines.append(t(lang, "bot.lobby.how"))
+        kb = None
+        if self.status == "lobby":
+            kb = lobby_keyboard(
+                self.id,
+                self.lobby_ver,
+                st.seats,
+                st.settings.preset,
+                st.settings.ai_level,
+                st.countdown is not None,
+                lang,
+            )
+        return Out(
+            self.chat_id,
+            "\n".join(lines),
+            kb,
+            self.thread_id,
+            slot=(self.id, "lobby"),
+        )
+
+    # -- the group's table -------------------------------------------------------------------
+    def table_out(self) -> Out:
+        assert self.match is not None
+        view = self.match.view(None)
+        lang = self.lang
+        lines: list[str] = []
+        if view.to_act is not None and self.match.game is not None:
+            lines.append(t(lang, "bot.table.turn", name=self.mention(view.to_act)))
+        elif view.to_act is not None:
+            lines.append(t(lang, "bot.table.deciding", name=self.mention(view.to_act)))
+        if view.top is not None:
+            lines.append(
+                t(lang, "bot.table.top", name=self.name(view.top.seat), cards=card_text(view.top.cards, lang))
+            )
+        if view.burning is not None:
+            lines.append(t(lang, "bot.table.burning", name=self.name(view.burning)))
+        counts = []
+        for s in range(6):
+            if view.status[s] == Status.ACTIVE and view.counts[s] is not None:
+                counts.append(f"{self.name(s)} {view.counts[s]}")
+            elif view.ranks[s] is not None:
+                counts.append(f"{self.name(s)} {rank_name(view.ranks[s] or 1, lang)}")
+        if counts:
+            lines.append("  ".join(counts))
+        current = self.transcript.current() if self.transcript else None
+        if current:
+            lines.append(current)
+        if self.note:
+            lines.append(self.note)
+        text = _fit("\n".join(lines) or "…", CAPTION_LIMIT if self.st.settings.image else MAX_MESSAGE)
+        names = self.names()
+        photo = None
+        key = ""
+        if self.st.settings.image:
+            photo = lambda: render_table(view, names, lang)  # noqa: E731 - rendered when sent
+            key = f"v{view.version}"
+        return Out(self.chat_id, text, None, self.thread_id, (self.id, "table"), photo, key, silent=True)
+
+    def log_out(self, lines: Sequence[str]) -> Out:
+        """The running log message: finished trick lines from ``log_first`` on."""
+        shown = list(lines[self.st.log_first :])
+        text = "\n".join(shown) if shown else t(self.lang, "bot.log.empty")
+        slot = (self.id, f"log{self.st.log_page}")
+        return Out(self.chat_id, _fit(text, MAX_MESSAGE), None, self.thread_id, slot, silent=True)
+
+    def cheer_outs(self, cheers: Sequence[str]) -> list[Out]:
+        return [Out(self.chat_id, c, None, self.thread_id) for c in cheers]
+
+    def game_over_outs(self) -> list[Out]:
+        assert self.match is not None
+        view = self.match.view(None)
+        totals = (self.match.totals[0], self.match.totals[1])
+        names = self.names()
+        lang = self.lang
+        text = game_over_text(view, names, lang, match_score=totals)
+        return [
+            Out(
+                self.chat_id,
+                _fit(text, CAPTION_LIMIT),
+                over_keyboard(self.id, self.match.version, lang),
+                self.thread_id,
+                photo=lambda: render_game_over(view, names, lang, match_score=totals),
+                photo_key=f"over{view.version}",
+            )
+        ]
+
+    # -- a player's private chat -------------------------------------------------------------
+    def hand_out(self, seat: int) -> Out | None:
+        """The hand message of a player: picture, what is asked, the keyboard that builds any
+        legal answer (or only 托管 while others act)."""
+        s = self.st.seats[seat]
+        if s is None or s.user is None or self.match is None:
+            return None
+        m = self.match
+        lang = self.seat_lang(seat)
+        view = m.view(seat)
+        hand_text = view.hand or ""
+        names = self.names()
+        asked = view.to_act == seat and not m.over
+        legal = m.choices(seat)
+        lines = [t(lang, "bot.hand.title", game=view.number, name=html.escape(s.name[:32]))]
+        if asked and not s.auto:
+            lines.append(prompt_text(view, lang, names))
+        elif view.phase == Phase.OVER:
+            lines.append(prompt_text(view, lang, names))
+        else:
+            if view.to_act is not None:
+                lines.append(t(lang, "bot.hand.waiting", name=seat_name(view.to_act, names, lang)))
+            if view.top is not None:
+                lines.append(
+                    t(
+                        lang,
+                        "bot.table.top",
+                        name=seat_name(view.top.seat, names, lang),
+                        cards=card_text(view.top.cards, lang),
+                    )
+                )
+            if s.auto:
+                lines.append(t(lang, "bot.hand.auto_on"))
+        partners = [
+            t(lang, "bot.hand.partner", name=seat_name(p, names, lang), cards=card_text(h, lang))
+            for p, h in enumerate(view.partner_hands)
+            if h
+        ]
+        lines.extend(partners)  # §13 看联邦牌
+        if self.hinted.get(seat) and asked:
+            lines.append(self.hinted[seat])
+        sel = self.selection.get(seat, EMPTY)
+        kb = None
+        if asked and not s.auto and legal.ask is not None:
+            hand = parse(hand_text)
+            if legal.ask in (Ask.LEAD, Ask.ANSWER, Ask.BURN, Ask.LAST):
+                kb = hand_keyboard(
+                    self.id, m.version, legal, hand, sel, self.selection_ok(seat), False, lang
+                )
+            else:
+                kb = deal_keyboard(self.id, m.version, legal, hand, sel, self.returnable(legal), lang)
+        elif view.phase != Phase.OVER:
+            kb = waiting_keyboard(self.id, m.version, s.auto, lang)
+        return Out(
+            s.user,
+            _fit("\n".join(lines), CAPTION_LIMIT),
+            kb,
+            None,
+            (self.id, f"hand{seat}"),
+            photo=lambda: render_hand(hand_text, fmt(sel) if any(sel) else ""),
+            photo_key=f"{hand_text}|{fmt(sel)}",
+        )
+
+    # -- building a play ---------------------------------------------------------------------
+    def selection_ok(self, seat: int) -> bool:
+        """Whether the chosen cards are a legal play now (the 出牌 button is shown only then)."""
+        sel = self.selection.get(seat, EMPTY)
+        if self.match is None or not any(sel):
+            return False
+        try:
+            self.match.check(Action(seat, Do.PLAY, fmt(sel)))
+        except ValueError:
+            return False
+        return True
+
+    @staticmethod
+    def returnable(legal: Legal) -> Counts:
+        """Ranks a 还贡 may give (§11): those in some offered return."""
+        out = [0] * NRANKS
+        for o in legal.options:
+            for r, n in enumerate(parse(o.cards)):
+                out[r] = max(out[r], n)
+        return tuple(out)
+
+    # -- after the match moved ---------------------------------------------------------------
+    def feed(self, events: Sequence[Event]) -> tuple[list[str], list[str]]:
+        """Give the transcript the new events: (finished lines, cheers)."""
+        if self.transcript is None or (events and events[0].type == EventType.DEALT):
+            self.transcript = Transcript(self.names(), self.lang)
+        self.transcript.feed(events)
+        return self.transcript.take_finished(), self.transcript.cheers()
+
+
+def _fit(text: str, limit: int) -> str:
+    """Cut a message to Telegram's limit, keeping the end (the newest lines) whole."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    while lines and len("\n".join(lines)) > limit - 2:
+        lines.pop(0)
+    return "…\n" + "\n".join(lines) if lines else text[: limit - 1] + "…"
