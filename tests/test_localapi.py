@@ -104,7 +104,9 @@ async def test_group_command_private_deep_link_and_button(api: LocalBotApi) -> N
         with pytest.raises(LookupError):
             await li.press(table, data="a")  # the edit replaced that keyboard
     assert api.counts()["answerCallbackQuery"] == 1
-    assert len(api.latency()) == 4  # two echoes (one ignored command), start, menu, press → 4
+    # the echo reply is the first call about both group commands (one was for another bot)
+    latencies = api.latency()
+    assert len(latencies) == 5 and all(0 < t < 2 for t in latencies)
     press_calls = [c for c in api.calls if c.method == "answerCallbackQuery"]
     assert press_calls[0].chat_id == group.id and press_calls[0].follows is not None
 
@@ -199,38 +201,50 @@ async def test_telegram_validation_errors(api: LocalBotApi) -> None:
     assert api.stats()["bad_request"] == 11
 
 
-async def test_callback_answers_only_once(api: LocalBotApi) -> None:
+async def test_callback_answered_once_with_a_deep_link(api: LocalBotApi) -> None:
     group = api.group(-1003, "Table")
     wang = api.user(11, "老王")
-    answers: list[str] = []
+    refusals: list[str] = []
 
-    async def twice(update: Update, context: Context) -> None:
+    async def join(update: Update, context: Context) -> None:
         query = update.callback_query
         assert query is not None
-        await query.answer("first", show_alert=True)
+        try:
+            await query.answer(url="https://example.com/")
+        except BadRequest as exc:
+            refusals.append(exc.message)
+        await query.answer(url=f"https://t.me/{context.bot.username}?start=seat-3")
         try:
             await query.answer("second")
         except BadRequest as exc:
-            answers.append(exc.message)
+            refusals.append(exc.message)
 
-    async with running_app(api, [CallbackQueryHandler(twice)]) as app:
+    handlers = [CallbackQueryHandler(join), CommandHandler("start", start)]
+    async with running_app(api, handlers) as app:
         sent = await app.bot.send_message(
             group.id,
             "table",
             reply_markup=InlineKeyboardMarkup(
                 [
                     [InlineKeyboardButton("rules", url="https://t.me/gouji_bot?start=rules")],
-                    [InlineKeyboardButton("Play", callback_data="p")],
+                    [InlineKeyboardButton("Join", callback_data="join")],
                 ]
             ),
         )
         table = api.message(group.id, sent.message_id)
         with pytest.raises(LookupError):
             await wang.press(table, text="rules")  # a link, not a callback button
-        await wang.press(table, data="p")
+        await wang.press(table, data="join")
         await api.idle()
-    assert answers == ["Query is too old and response timeout expired or query id is invalid"]
-    assert [(a.text, a.show_alert) for a in wang.answers()] == [("first", True)]
+        (answer,) = wang.answers()
+        assert answer.url == "https://t.me/gouji_bot?start=seat-3" and not wang.started
+        await wang.open_link(answer.url)
+        await api.idle()
+    assert refusals == [
+        "Url_invalid",
+        "Query is too old and response timeout expired or query id is invalid",
+    ]
+    assert wang.started and api.messages(wang.id)[0].plain == "hello seat-3"
 
 
 async def test_rate_limit_retried_by_aio_rate_limiter(api: LocalBotApi) -> None:

@@ -21,6 +21,7 @@ from .world import (
     SimUser,
     World,
     bad_request,
+    deep_link_payload,
 )
 
 NOT_MODIFIED = (
@@ -323,11 +324,13 @@ def answer_callback_query(w: World, p: Params) -> bool:
     late = query is not None and timeout is not None and time.monotonic() - query.created > timeout
     if query is None or query.answered or late:
         raise bad_request("query is too old and response timeout expired or query ID is invalid")
-    text = p.text("text")
+    text, url = p.text("text"), p.text("url")
     if text is not None and len(text) > 200:
         raise bad_request("MESSAGE_TOO_LONG")
+    if url is not None and deep_link_payload(url, w.bot_username) is None:
+        raise bad_request("URL_INVALID")
     query.answered = True
-    answer = CallbackAnswer(query.id, text, p.flag("show_alert"), p.text("url"))
+    answer = CallbackAnswer(query.id, text, p.flag("show_alert"), url)
     w.answers.setdefault(query.user.id, []).append(answer)
     return True
 

@@ -79,7 +79,6 @@ class LocalBotApi:
         self._open: list[_Delivered] = []
         self._last: dict[int | str, int] = {}  # chat id or query id → last delivered update
         self._latency: list[float] = []
-        self._unanswered = 0
         self._methods = {name.lower(): name for name in [*METHODS, "getUpdates"]}
         _bypass_proxy()
 
@@ -185,7 +184,7 @@ class LocalBotApi:
             "server_errors": sum(n for s, n in statuses.items() if s >= 500),
             "messages_per_chat": {c: len(ms) for c, ms in self.world.by_chat.items()},
             "updates_delivered": len(self._delivered),
-            "updates_unanswered": self._unanswered + len(self._open),
+            "updates_unanswered": len(self._open),
             "latency_ms": {
                 "n": len(lat),
                 "median": round(statistics.median(lat) * 1000, 2) if lat else None,
@@ -230,9 +229,11 @@ class LocalBotApi:
         try:
             form = await request.post()
             params = Params(form)
-            chat_id = self._chat_of(params)
+            named_chat = self._chat_of(params)
             query_id = params.text("callback_query_id")
-            follows = self._follow(chat_id, query_id, now)
+            follows = self._follow(named_chat, query_id, now)
+            query = self.world.queries.get(query_id or "")
+            chat_id = query.message.chat_id if query else named_chat
             if request.match_info["token"] != self.token:
                 status, result = 401, ApiError(401, "Unauthorized")
             else:
@@ -277,9 +278,6 @@ class LocalBotApi:
             return exc.status, exc
 
     def _chat_of(self, params: Params) -> int | None:
-        query = self.world.queries.get(params.text("callback_query_id") or "")
-        if query is not None:
-            return query.message.chat_id
         try:
             return params.chat_id()
         except ApiError:
@@ -329,7 +327,7 @@ class LocalBotApi:
         self.world.undelivered -= 1
         body = next(v for k, v in update.items() if k != "update_id")
         query_id = body.get("id") if "chat_instance" in body else None
-        chat = (body.get("message") or body).get("chat") if isinstance(body, dict) else None
+        chat = (body.get("message") or body).get("chat")
         chat_id = chat.get("id") if isinstance(chat, dict) else None
         if chat_id is None and query_id is None:
             return
@@ -339,14 +337,15 @@ class LocalBotApi:
                 self._last[key] = update_id
 
     def _follow(self, chat_id: int | None, query_id: str | None, now: float) -> int | None:
-        """Close the delivered update this call answers and return the update it follows."""
-        match = [d for d in self._open if query_id is not None and d.query_id == query_id]
-        if not match and chat_id is not None:
-            match = [d for d in self._open if d.chat_id == chat_id]
-        if match:
-            self._latency.append(now - match[-1].at)
-            self._unanswered += len(match) - 1  # older updates in the chat the bot ignored
-            self._open = [d for d in self._open if d not in match]
+        """Close the delivered updates this call is the first about (by the ``chat_id`` it
+        names, or the callback query it answers); returns the update the call follows."""
+        done = [
+            d
+            for d in self._open
+            if (query_id and d.query_id == query_id) or (chat_id and d.chat_id == chat_id)
+        ]
+        self._latency.extend(now - d.at for d in done)
+        self._open = [d for d in self._open if d not in done]
         if query_id is not None and query_id in self._last:
             return self._last[query_id]
         return self._last.get(chat_id) if chat_id is not None else None

@@ -13,6 +13,7 @@ from typing import Any
 
 JSON = dict[str, Any]
 _TAG = re.compile(r"<[^>]*>")
+_DEEP_LINK = re.compile(r"(?:https?://)?t\.me/(\w+)\?start=([A-Za-z0-9_-]{1,64})")
 
 
 class ApiError(Exception):
@@ -31,6 +32,12 @@ def bad_request(what: str, parameters: JSON | None = None) -> ApiError:
 
 def forbidden(what: str) -> ApiError:
     return ApiError(403, f"Forbidden: {what}")
+
+
+def deep_link_payload(url: str, bot_username: str) -> str | None:
+    """The payload of a ``t.me/<bot>?start=<payload>`` link to this bot, else None."""
+    m = _DEEP_LINK.fullmatch(url)
+    return m.group(2) if m and m.group(1).lower() == bot_username.lower() else None
 
 
 def utf16_len(text: str) -> int:
@@ -159,6 +166,13 @@ class SimUser:
         """Press a callback button shown on the message's current keyboard."""
         self._world.press(self, message, text, data)
         await asyncio.sleep(0)
+
+    async def open_link(self, url: str) -> None:
+        """Follow a ``t.me/<bot>?start=<payload>`` link: the private chat gets that /start."""
+        payload = deep_link_payload(url, self._world.bot_username)
+        if payload is None:
+            raise ValueError(f"not a deep link to the bot: {url}")
+        await self.send(f"/start {payload}")
 
     def answers(self) -> list[CallbackAnswer]:
         return list(self._world.answers.get(self.id, []))
@@ -428,6 +442,8 @@ class World:
         if group is None:
             user.started = True  # writing to a bot starts (and unblocks) it
             user.blocked = False
+        elif group.bot_kicked:
+            return  # the bot no longer sees this chat
         elif user not in group.members:
             group.members.append(user)
         fields: JSON = {"text": text}
