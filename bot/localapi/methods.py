@@ -135,9 +135,8 @@ def _reply_to(w: World, chat: Chat, p: Params) -> int | None:
     if not isinstance(params, dict):
         return None
     target = int(params.get("chat_id", chat.id)), int(params["message_id"])
-    known = (target in w.sent and not w.sent[target].deleted) or w.user_messages.get(
-        target
-    ) is False
+    shown = target in w.sent and not w.sent[target].deleted
+    known = shown or w.user_messages.get(target) is False
     if not known and not params.get("allow_sending_without_reply"):
         raise bad_request("message to be replied not found")
     return target[1]
@@ -230,22 +229,18 @@ def _edit(
     p: Params,
     text: str,
     parse_mode: str | None,
-    new_file: tuple[bytes, str, str | None, str] | None = None,
+    media: JSON | None = None,
 ) -> JSON:
     rows, markup = parse_markup(p.json("reply_markup"))
-    same_media = new_file is None or new_file[1] == m.file_id
+    same_media = media is None or media["file_id"] == m.file_id
     if text == m.text and markup == m.markup_json and same_media:
         raise bad_request(NOT_MODIFIED)
     if text != m.text:
         m.history.append(m.text)
     m.text, m.parse_mode = text, parse_mode
     m.reply_markup, m.markup_json = rows, markup
-    if new_file is not None:
-        data, m.file_id, name, kind = new_file
-        m.photo = data if kind == "photo" else None
-        m.document = data if kind == "document" else None
-        m.photo_dims = image_size(data) if kind == "photo" else (0, 0)
-        m.filename = name
+    for name, value in (media or {}).items():
+        setattr(m, name, value)
     m.edits += 1
     m.edit_date = int(time.time())
     return w.message_json(m)
@@ -288,11 +283,17 @@ def edit_message_media(w: World, p: Params) -> JSON:
         data, file_id, name = part[0], w.store_file(part[0]), part[1]
     else:
         data, file_id, name = _known_file(w, source), source, None
-    if media["type"] == "photo":
-        image_size(data)
+    photo = media["type"] == "photo"
+    fields = {
+        "file_id": file_id,
+        "filename": name,
+        "photo": data if photo else None,
+        "photo_dims": image_size(data) if photo else (0, 0),
+        "document": None if photo else data,
+    }
     parse_mode = media.get("parse_mode")
     caption = check_text(media.get("caption"), parse_mode, caption=True)
-    return _edit(w, m, p, caption, parse_mode, (data, file_id, name, media["type"]))
+    return _edit(w, m, p, caption, parse_mode, fields)
 
 
 @method("editMessageReplyMarkup")
@@ -336,13 +337,6 @@ def answer_callback_query(w: World, p: Params) -> bool:
 
 
 # ---- chats
-def _group(w: World, p: Params) -> SimGroup:
-    chat = w.chat(p.chat_id(), write=False)
-    if not isinstance(chat, SimGroup):
-        raise bad_request("method is available for supergroup and channel chats only")
-    return chat
-
-
 def _shown(w: World, p: Params) -> list[SentMessage]:
     chat = w.chat(p.chat_id())
     if isinstance(chat, SimGroup) and not chat.bot_is_admin:
@@ -373,10 +367,8 @@ def unpin_chat_message(w: World, p: Params) -> bool:
 @method("getChat")
 def get_chat(w: World, p: Params) -> JSON:
     chat = w.chat(p.chat_id(), write=False)
-    gifts = dict.fromkeys(
-        ("unlimited_gifts", "limited_gifts", "unique_gifts", "premium_subscription"), False
-    )
-    gifts["gifts_from_channels"] = False
+    kinds = "unlimited limited unique premium_subscription gifts_from_channels"
+    gifts = {(k if "_" in k else f"{k}_gifts"): False for k in kinds.split()}
     extra = {"accent_color_id": 0, "max_reaction_count": 11, "accepted_gift_types": gifts}
     return chat.chat_json() | extra
 

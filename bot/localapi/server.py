@@ -42,8 +42,7 @@ class ApiCall:
 class _Delivered:
     update_id: int
     at: float
-    chat_id: int | None
-    query_id: str | None
+    closed: bool = False
 
 
 def _bypass_proxy() -> None:
@@ -76,7 +75,8 @@ class LocalBotApi:
         self._in_flight = 0
         self._allowed: frozenset[str] | None = None
         self._delivered: dict[int, float] = {}
-        self._open: list[_Delivered] = []
+        self._open_chats: dict[int, list[_Delivered]] = {}
+        self._open_queries: dict[str, _Delivered] = {}
         self._last: dict[int | str, int] = {}  # chat id or query id → last delivered update
         self._latency: list[float] = []
         self._methods = {name.lower(): name for name in [*METHODS, "getUpdates"]}
@@ -175,6 +175,7 @@ class LocalBotApi:
 
     def stats(self) -> dict[str, Any]:
         statuses = Counter(c.status for c in self.calls)
+        dropped = sum(1 for at in self._delivered.values() if not at)
         lat = sorted(self._latency)
         return {
             "calls": dict(self.counts()),
@@ -183,8 +184,8 @@ class LocalBotApi:
             "forbidden": statuses[403],
             "server_errors": sum(n for s, n in statuses.items() if s >= 500),
             "messages_per_chat": {c: len(ms) for c, ms in self.world.by_chat.items()},
-            "updates_delivered": len(self._delivered),
-            "updates_unanswered": len(self._open),
+            "updates_delivered": sum(1 for at in self._delivered.values() if at),
+            "updates_unanswered": len(self._delivered) - len(self._latency) - dropped,
             "latency_ms": {
                 "n": len(lat),
                 "median": round(statistics.median(lat) * 1000, 2) if lat else None,
@@ -229,7 +230,10 @@ class LocalBotApi:
         try:
             form = await request.post()
             params = Params(form)
-            named_chat = self._chat_of(params)
+            try:
+                named_chat: int | None = params.chat_id()
+            except ApiError:
+                named_chat = None
             query_id = params.text("callback_query_id")
             follows = self._follow(named_chat, query_id, now)
             query = self.world.queries.get(query_id or "")
@@ -277,12 +281,6 @@ class LocalBotApi:
         except ApiError as exc:
             return exc.status, exc
 
-    def _chat_of(self, params: Params) -> int | None:
-        try:
-            return params.chat_id()
-        except ApiError:
-            return None
-
     # ---- updates
     async def _get_updates(self, p: Params) -> list[JSON]:
         w = self.world
@@ -329,23 +327,24 @@ class LocalBotApi:
         query_id = body.get("id") if "chat_instance" in body else None
         chat = (body.get("message") or body).get("chat")
         chat_id = chat.get("id") if isinstance(chat, dict) else None
-        if chat_id is None and query_id is None:
-            return
-        self._open.append(_Delivered(update_id, now, chat_id, query_id))
-        for key in (chat_id, query_id):
-            if key is not None:
-                self._last[key] = update_id
+        record = _Delivered(update_id, now)
+        if chat_id is not None:
+            self._open_chats.setdefault(chat_id, []).append(record)
+            self._last[chat_id] = update_id
+        if query_id is not None:
+            self._open_queries[query_id] = record
+            self._last[query_id] = update_id
 
     def _follow(self, chat_id: int | None, query_id: str | None, now: float) -> int | None:
         """Close the delivered updates this call is the first about (by the ``chat_id`` it
         names, or the callback query it answers); returns the update the call follows."""
-        done = [
-            d
-            for d in self._open
-            if (query_id and d.query_id == query_id) or (chat_id and d.chat_id == chat_id)
-        ]
-        self._latency.extend(now - d.at for d in done)
-        self._open = [d for d in self._open if d not in done]
+        done = self._open_chats.pop(chat_id, []) if chat_id is not None else []
+        if query_id is not None and query_id in self._open_queries:
+            done.append(self._open_queries.pop(query_id))
+        for record in done:
+            if not record.closed:
+                record.closed = True
+                self._latency.append(now - record.at)
         if query_id is not None and query_id in self._last:
             return self._last[query_id]
         return self._last.get(chat_id) if chat_id is not None else None

@@ -40,6 +40,10 @@ def deep_link_payload(url: str, bot_username: str) -> str | None:
     return m.group(2) if m and m.group(1).lower() == bot_username.lower() else None
 
 
+def _present(**fields: Any) -> JSON:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
 def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
@@ -140,18 +144,12 @@ class SimUser:
         return f"SimUser({self.id}, {self.first_name!r})"
 
     def json(self) -> JSON:
-        out: JSON = {"id": self.id, "is_bot": False, "first_name": self.first_name}
-        if self.username:
-            out["username"] = self.username
-        if self.language_code:
-            out["language_code"] = self.language_code
-        return out
+        out = {"id": self.id, "is_bot": False, "first_name": self.first_name}
+        return out | _present(username=self.username, language_code=self.language_code)
 
     def chat_json(self) -> JSON:
-        out: JSON = {"id": self.id, "type": "private", "first_name": self.first_name}
-        if self.username:
-            out["username"] = self.username
-        return out
+        out = {"id": self.id, "type": "private", "first_name": self.first_name}
+        return out | _present(username=self.username)
 
     async def send(
         self, text: str, chat: SimGroup | None = None, *, thread_id: int | None = None
@@ -232,15 +230,12 @@ class SimGroup:
         """The bot is kicked: later calls about this chat get 403."""
         world = self._world
         actor = by or (self.members[0] if self.members else None)
-        actor_json = actor.json() if actor else world.service_user
-        status = "administrator" if self.bot_is_admin else "member"
+        old = world.member_json(self, world.bot_id)
         self.bot_kicked = True
         world.service_message(self, actor, left_chat_member=world.bot_json())
-        old = world.member_json(self, world.bot_id)
-        old["status"] = status
         change = {
             "chat": self.chat_json(),
-            "from": actor_json,
+            "from": actor.json() if actor else world.service_user,
             "date": int(time.time()),
             "old_chat_member": old,
             "new_chat_member": {"status": "kicked", "user": world.bot_json(), "until_date": 0},
@@ -377,45 +372,28 @@ class World:
 
     def message_json(self, m: SentMessage) -> JSON:
         chat = self.groups.get(m.chat_id) or self.users.get(m.chat_id)
-        chat_json = chat.chat_json() if chat else {"id": m.chat_id, "type": "group", "title": "?"}
         out: JSON = {
             "message_id": m.message_id,
             "date": m.date,
-            "chat": chat_json,
+            "chat": chat.chat_json() if chat else {"id": m.chat_id, "type": "group", "title": ""},
             "from": self.bot_json(),
-        }
-        if m.thread_id is not None:
-            out["message_thread_id"] = m.thread_id
-            out["is_topic_message"] = True
-        if m.edit_date is not None:
-            out["edit_date"] = m.edit_date
+        } | _present(
+            message_thread_id=m.thread_id,
+            is_topic_message=True if m.thread_id is not None else None,
+            edit_date=m.edit_date,
+            reply_markup=m.markup_json,
+        )
+        data = m.photo or m.document or b""
+        file = {"file_id": m.file_id, "file_unique_id": f"U{m.file_id}", "file_size": len(data)}
         if m.photo is not None:
-            out["photo"] = [self.photo_size(m.file_id or "", m.photo, m.photo_dims)]
+            out["photo"] = [file | {"width": m.photo_dims[0], "height": m.photo_dims[1]}]
         elif m.document is not None:
-            out["document"] = {
-                "file_id": m.file_id,
-                "file_unique_id": f"U{m.file_id}",
-                "file_name": m.filename or "file",
-                "file_size": len(m.document),
-            }
-        if m.has_media:
-            if m.text:
-                out["caption"] = m.text
-        else:
+            out["document"] = file | {"file_name": m.filename or "file"}
+        if not m.has_media:
             out["text"] = m.text
-        if m.markup_json is not None:
-            out["reply_markup"] = m.markup_json
+        elif m.text:
+            out["caption"] = m.text
         return out
-
-    @staticmethod
-    def photo_size(file_id: str, data: bytes, dims: tuple[int, int]) -> JSON:
-        return {
-            "file_id": file_id,
-            "file_unique_id": f"U{file_id}",
-            "width": dims[0],
-            "height": dims[1],
-            "file_size": len(data),
-        }
 
     # ---- updates
     def push_update(self, body: JSON) -> None:
