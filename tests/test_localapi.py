@@ -21,6 +21,7 @@ from telegram.error import (
 from telegram.ext import (
     AIORateLimiter,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     ContextTypes,
     MessageHandler,
@@ -343,10 +344,52 @@ async def test_server_errors_commands_and_chat_queries(api: LocalBotApi) -> None
     assert api.stats()["server_errors"] == 1
 
 
-async def test_shutdown_releases_the_long_poll(api: LocalBotApi) -> None:
+async def test_shutdown_releases_the_long_poll_and_a_restart_resumes(api: LocalBotApi) -> None:
+    group = api.group(-1009, "Table")
+    wang = api.user(11, "老王")
     began = time.monotonic()
-    async with running_app(api, poll_timeout=30):
+    async with running_app(api, [CommandHandler("echo", echo)], poll_timeout=30):
+        await wang.send("/echo one", group)
         await api.idle()
+    assert time.monotonic() - began < 3  # the 30 s long poll did not hold the shutdown
+    await wang.send("/echo two", group)  # while the bot is down
+    with pytest.raises(TimeoutError):
+        await api.idle(timeout=0.2)
+    async with running_app(api, [CommandHandler("echo", echo)], poll_timeout=30):
+        await api.idle()
+    assert [m.text for m in api.messages(group.id)] == ["echo: one", "echo: two"]
     await api.stop()
-    assert time.monotonic() - began < 3
-    assert any(c.method == "getUpdates" for c in api.calls)
+    assert time.monotonic() - began < 5
+
+
+async def test_members_kick_and_raw_updates_reach_handlers(api: LocalBotApi) -> None:
+    group = api.group(-1008, "Table")
+    wang, li = api.user(11, "老王"), api.user(12, "小李")
+    seen: list[str] = []
+
+    async def note(update: Update, context: Context) -> None:
+        message = update.effective_message
+        if update.my_chat_member is not None:
+            seen.append(f"bot {update.my_chat_member.new_chat_member.status}")
+        elif update.edited_message is not None:
+            seen.append(f"edited {update.edited_message.text}")
+        elif message is not None and message.new_chat_members:
+            seen.append(f"joined {message.new_chat_members[0].first_name}")
+        elif message is not None and message.left_chat_member:
+            seen.append(f"left {message.left_chat_member.first_name}")
+
+    handlers = [
+        MessageHandler(filters.ALL, note),
+        ChatMemberHandler(note, ChatMemberHandler.MY_CHAT_MEMBER),
+    ]
+    async with running_app(api, handlers):
+        await group.add_member(li)
+        body = group.message_json(li, text="出牌", edit_date=int(time.time()))
+        await group.send_raw({"edited_message": body})
+        await group.remove_member(li)
+        await api.idle()
+        await group.remove_bot(by=wang)
+        await wang.send("anyone?", group)  # the bot no longer sees the group
+        await api.idle()
+    assert seen == ["joined 小李", "edited 出牌", "left 小李", "left 够级裁判", "bot kicked"]
+    assert [u.id for u in group.members] == []
