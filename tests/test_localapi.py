@@ -316,6 +316,8 @@ async def test_server_errors_commands_and_chat_queries(api: LocalBotApi) -> None
     await group.add_member(li)
     await wang.send("/start")
     api.fail_next("sendMessage", 502)
+    heard: list[str] = []
+    api.listeners.append(lambda call: heard.append(call.method))
     async with running_app(api) as app:
         bot = app.bot
         with pytest.raises(NetworkError, match=r"(?i)Bad Gateway"):
@@ -336,12 +338,18 @@ async def test_server_errors_commands_and_chat_queries(api: LocalBotApi) -> None
         table = await bot.send_message(group.id, "table", disable_notification=True)
         assert await bot.pin_chat_message(group.id, table.message_id, disable_notification=True)
         await bot.send_chat_action(group.id, "typing")
+        await bot.set_my_name("够级裁判", language_code="zh")
+        extra = await bot.send_message(group.id, "tmp")
+        assert await bot.delete_messages(group.id, [extra.message_id, 999])
         with pytest.raises(EndPointNotFound):
             await bot.do_api_request("noSuchMethod")
     assert [m.text for m in api.messages(wang.id)] == ["delivered"]
     pinned = api.message(group.id, table.message_id)
     assert pinned.pinned and pinned.disable_notification
     assert api.stats()["server_errors"] == 1
+    assert api.world.settings[("setMyName", "zh")]["name"] == "够级裁判"
+    assert api.message(group.id, extra.message_id).deleted
+    assert heard.count("sendMessage") == 4 and "sendChatAction" in heard
 
 
 async def test_shutdown_releases_the_long_poll_and_a_restart_resumes(api: LocalBotApi) -> None:

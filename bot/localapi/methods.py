@@ -28,13 +28,15 @@ NOT_MODIFIED = (
     "message is not modified: specified new message content and reply markup are exactly the "
     "same as a current content and reply markup of the message"
 )
+Form = Mapping[str, str | bytes | bytearray | FileField]  # what aiohttp's request.post() gives
 _COMMAND = re.compile(r"[a-z0-9_]{1,32}")
 
 
 class Params:
     """Form fields as the client sent them: strings, JSON strings and file parts."""
 
-    def __init__(self, form: Mapping[str, str | bytes | bytearray | FileField]) -> None:
+    def __init__(self, method: str, form: Form) -> None:
+        self.method = method
         self.form = form
 
     def text(self, name: str) -> str | None:
@@ -318,6 +320,19 @@ def delete_message(w: World, p: Params) -> bool:
     raise bad_request("message to delete not found")
 
 
+@method("deleteMessages")
+def delete_messages(w: World, p: Params) -> bool:
+    chat = w.chat(p.chat_id())
+    ids = p.json("message_ids")
+    if not isinstance(ids, list) or not 1 <= len(ids) <= 100:
+        raise bad_request("message_ids are invalid")
+    for message_id in ids:  # messages that can't be found are skipped
+        m = w.sent.get((chat.id, int(message_id)))
+        if m is not None:
+            m.deleted = True
+    return True
+
+
 @method("answerCallbackQuery")
 def answer_callback_query(w: World, p: Params) -> bool:
     query = w.queries.get(p.text("callback_query_id") or "")
@@ -388,10 +403,11 @@ def get_chat_administrators(w: World, p: Params) -> list[JSON]:
     return [w.member_json(chat, a) for a in known]
 
 
-@method("setChatMenuButton")
-def set_chat_menu_button(w: World, p: Params) -> bool:
-    chat_id = p.opt_int("chat_id")
-    w.menu_buttons[chat_id] = p.json("menu_button") or {"type": "default"}
+@method("setChatMenuButton", "setMyName", "setMyDescription", "setMyShortDescription")
+def set_bot_setting(w: World, p: Params) -> bool:
+    """Stored by method and (chat id or language code), e.g. ``("setMyName", "zh")``."""
+    key = p.text("chat_id") or p.text("language_code") or ""
+    w.settings[(p.method, key)] = {k: v for k, v in p.form.items() if isinstance(v, str)}
     return True
 
 
@@ -428,9 +444,9 @@ def delete_my_commands(w: World, p: Params) -> bool:
     return True
 
 
-def call(w: World, name: str, form: Mapping[str, str | bytes | bytearray | FileField]) -> Any:
+def call(w: World, name: str, form: Form) -> Any:
     """Run one method; raises :class:`ApiError` for Telegram's errors."""
     fn = METHODS.get(name)
     if fn is None:
         raise ApiError(404, "Not Found")
-    return fn(w, Params(form))
+    return fn(w, Params(name, form))

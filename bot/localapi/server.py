@@ -9,7 +9,7 @@ import os
 import statistics
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +67,7 @@ class LocalBotApi:
         self.bot_id = int(token.split(":", 1)[0])
         self.world = World(self.bot_id, bot_username)
         self.calls: list[ApiCall] = []
+        self.listeners: list[Callable[[ApiCall], None]] = []  # told of every call, as it ends
         self.base_url = self.base_file_url = ""
         self._limiter = Limiter(rate) if rate else None
         self._faults: dict[str, list[int]] = {}
@@ -229,7 +230,7 @@ class LocalBotApi:
         self.world.last_activity = now
         try:
             form = await request.post()
-            params = Params(form)
+            params = Params(name, form)
             try:
                 named_chat: int | None = params.chat_id()
             except ApiError:
@@ -253,7 +254,10 @@ class LocalBotApi:
             body = {"ok": True, "result": result}
         shown = {k: v if isinstance(v, str) else "<file>" for k, v in form.items()}
         error = result.description if isinstance(result, ApiError) else None
-        self.calls.append(ApiCall(name, chat_id, now, status, error, follows, query_id, shown))
+        record = ApiCall(name, chat_id, now, status, error, follows, query_id, shown)
+        self.calls.append(record)
+        for listener in self.listeners:
+            listener(record)
         return web.json_response(body, status=status)
 
     async def _answer(

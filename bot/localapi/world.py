@@ -290,7 +290,7 @@ class World:
         self.queries: dict[str, CallbackQuery] = {}
         self.answers: dict[int, list[CallbackAnswer]] = {}
         self.commands: dict[tuple[str, str], list[JSON]] = {}
-        self.menu_buttons: dict[int | None, JSON] = {}
+        self.settings: dict[tuple[str, str], dict[str, str]] = {}  # setMyName…, menu button
         self.updates: list[JSON] = []  # not yet confirmed by a getUpdates offset
         self.undelivered = 0
         self.query_timeout: float | None = None  # seconds a callback query stays answerable
