@@ -28,8 +28,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.localapi import LocalBotApi, RateLimits
-from bot.localapi.harness import running_app
+from bot.localapi import LocalBotApi, RateLimits, running_app
 
 Context = ContextTypes.DEFAULT_TYPE
 
