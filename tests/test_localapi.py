@@ -83,7 +83,7 @@ async def test_group_command_private_deep_link_and_button(api: LocalBotApi) -> N
         CommandHandler("menu", menu),
         CallbackQueryHandler(picked),
     ]
-    async with running_app(api, handlers):
+    async with running_app(api, handlers) as app:
         await wang.send("/echo@gouji_bot 够级 开点", group)
         await li.send("/echo@other_bot not for us", group)
         await li.send("/start join-42")
@@ -103,6 +103,9 @@ async def test_group_command_private_deep_link_and_button(api: LocalBotApi) -> N
         assert (table.text, table.edits, table.history) == ("picked b", 1, ["pick"])
         with pytest.raises(LookupError):
             await li.press(table, data="a")  # the edit replaced that keyboard
+        dm = await app.bot.send_message(li.id, "your hand", reply_markup=keyboard(("A", "a")))
+        with pytest.raises(LookupError):
+            await wang.press(api.message(li.id, dm.message_id), data="a")  # li's private chat
     assert api.counts()["answerCallbackQuery"] == 1
     # the echo reply is the first call about both group commands (one was for another bot)
     latencies = api.latency()

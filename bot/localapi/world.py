@@ -444,8 +444,8 @@ class World:
         self, user: SimUser, message: SentMessage, text: str | None, data: str | None
     ) -> None:
         current = self.sent.get((message.chat_id, message.message_id))
-        if current is None or current.deleted:
-            raise LookupError(f"message {message.message_id} is not shown in {message.chat_id}")
+        if current is None or current.deleted or 0 < current.chat_id != user.id:
+            raise LookupError(f"{user} does not see message {message.message_id}")
         for button in current.buttons:
             if button.callback_data is None:
                 continue  # url buttons are links, not callbacks
@@ -456,6 +456,9 @@ class World:
         else:
             shown = [(b.text, b.callback_data) for b in current.buttons]
             raise LookupError(f"no button text={text!r} data={data!r}; shown: {shown}")
+        group = self.groups.get(current.chat_id)
+        if group is not None and group.bot_kicked:
+            return  # the bot no longer hears this chat
         self._next_query += 1
         query_id = f"{self._next_query}{user.id % 100000:05d}"
         self.queries[query_id] = CallbackQuery(query_id, user, current, time.monotonic())
