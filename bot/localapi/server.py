@@ -196,7 +196,9 @@ class LocalBotApi:
         }
 
     async def idle(self, quiet: float = 0.05, timeout: float = 10.0) -> None:
-        """Wait until nothing is in flight or waiting for delivery and ``quiet`` s passed."""
+        """Wait until no request is in flight, every update was fetched, and nothing happened
+        for ``quiet`` s. A handler that computes longer than ``quiet`` before its first call
+        (rendering, a timer) needs a larger ``quiet``. TimeoutError if the bot never settles."""
         deadline = time.monotonic() + timeout
         while True:
             now = time.monotonic()
