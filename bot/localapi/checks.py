@@ -20,17 +20,17 @@ _HTML_TAGS = {
     "a", "code", "pre", "blockquote", "tg-emoji",
 }  # fmt: skip
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)(\s[^<>]*)?>")
-_ENTITY = re.compile(r"&(#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);")
 
 
 def check_html(text: str) -> None:
-    """Raise Telegram's "can't parse entities" for markup its HTML parser rejects."""
+    """Raise Telegram's "can't parse entities" for tags its HTML parser rejects (a bare ``<``
+    included: escape it as ``&lt;``)."""
     stack: list[str] = []
     pos = 0
     while (lt := text.find("<", pos)) >= 0:
         m = _TAG.match(text, lt)
         if m is None:
-            raise _parse_error(f'Unexpected character "<" at byte offset {_offset(text, lt)}')
+            raise _parse_error(f"Empty tag name at byte offset {_offset(text, lt)}")
         closing, name = m.group(1) == "/", m.group(2).lower()
         if name not in _HTML_TAGS:
             raise _parse_error(f'Unsupported start tag "{name}" at byte offset {_offset(text, lt)}')
@@ -41,9 +41,6 @@ def check_html(text: str) -> None:
         pos = m.end()
     if stack:
         raise _parse_error(f'Can\'t find end tag corresponding to start tag "{stack[-1]}"')
-    for m in _ENTITY.finditer(text):
-        if m.group(1)[0] != "#" and m.group(1) not in ("lt", "gt", "amp", "quot"):
-            raise _parse_error(f'Unsupported HTML entity "&{m.group(1)};"')
 
 
 def _parse_error(detail: str) -> Exception:

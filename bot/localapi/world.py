@@ -105,7 +105,7 @@ class SentMessage:
     @property
     def plain(self) -> str:
         """The text with HTML tags stripped and entities unescaped."""
-        return strip_html(self.text) if self.parse_mode == "HTML" else self.text
+        return strip_html(self.text) if (self.parse_mode or "").upper() == "HTML" else self.text
 
     @property
     def buttons(self) -> list[Button]:
