@@ -1,0 +1,356 @@
+"""The local Bot API server: aiohttp on 127.0.0.1 in the caller's event loop, speaking the
+Bot API's wire format (form or multipart bodies, JSON answers judged by HTTP status)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from .limits import LIMITED, Limiter, RateLimits
+from .methods import METHODS, Params, call
+from .world import JSON, ApiError, SentMessage, SimGroup, SimUser, World
+
+_ERRORS = {500: "Internal Server Error", 502: "Bad Gateway"}
+# getUpdates' default when allowed_updates is empty (as Telegram documents it)
+_NOT_BY_DEFAULT = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """One request the bot made, with the update (by chat or callback query) it follows."""
+
+    method: str
+    chat_id: int | None
+    time: float  # time.monotonic() at arrival
+    status: int
+    error: str | None = None
+    follows: int | None = None  # update_id
+    query_id: str | None = None
+    params: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class _Delivered:
+    update_id: int
+    at: float
+    closed: bool = False
+
+
+def _bypass_proxy() -> None:
+    """httpx sends loopback traffic to HTTP(S)_PROXY unless NO_PROXY names it."""
+    for var in ("NO_PROXY", "no_proxy"):
+        names = [n for n in os.environ.get(var, "").split(",") if n]
+        missing = [n for n in ("127.0.0.1", "localhost") if n not in names]
+        os.environ[var] = ",".join(names + missing)
+
+
+class LocalBotApi:
+    """A Bot API server for one bot token with a simulated world of users and groups."""
+
+    def __init__(
+        self,
+        *,
+        token: str = "123456:LOCAL",
+        bot_username: str = "gouji_bot",
+        rate: RateLimits | None = None,
+    ) -> None:
+        self.token = token
+        self.bot_id = int(token.split(":", 1)[0])
+        self.world = World(self.bot_id, bot_username)
+        self.calls: list[ApiCall] = []
+        self.listeners: list[Callable[[ApiCall], None]] = []  # told of every call, as it ends
+        self.base_url = self.base_file_url = ""
+        self._limiter = Limiter(rate) if rate else None
+        self._faults: dict[str, list[int]] = {}
+        self._runner: web.AppRunner | None = None
+        self._closing = False
+        self._in_flight = 0
+        self._allowed: frozenset[str] | None = None
+        self._delivered: dict[int, float] = {}
+        self._open_chats: dict[int, list[_Delivered]] = {}
+        self._open_queries: dict[str, _Delivered] = {}
+        self._last: dict[int | str, int] = {}  # chat id or query id → last delivered update
+        self._latency: list[float] = []
+        self._methods = {name.lower(): name for name in [*METHODS, "getUpdates"]}
+        _bypass_proxy()
+
+    # ---- lifecycle
+    async def start(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._file)
+        self._runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=1.0
+        )
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.base_url = f"http://127.0.0.1:{port}/bot"
+        self.base_file_url = f"http://127.0.0.1:{port}/file/bot"
+
+    async def stop(self) -> None:
+        self.release_polls()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    def release_polls(self) -> None:
+        """Answer parked getUpdates at once, now and from now on (before stopping a client)."""
+        self._closing = True
+        self.world.wakeup.set()
+
+    def resume_polls(self) -> None:
+        """Let getUpdates wait again (a new client, e.g. the bot restarted)."""
+        self._closing = False
+
+    async def __aenter__(self) -> LocalBotApi:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # ---- the simulated world
+    @property
+    def rate(self) -> RateLimits | None:
+        return self._limiter.limits if self._limiter else None
+
+    @rate.setter
+    def rate(self, limits: RateLimits | None) -> None:
+        self._limiter = Limiter(limits) if limits else None
+
+    def user(
+        self,
+        user_id: int,
+        first_name: str,
+        *,
+        language_code: str | None = "zh",
+        username: str | None = None,
+    ) -> SimUser:
+        user = SimUser(self.world, user_id, first_name, language_code, username)
+        self.world.users[user_id] = user
+        return user
+
+    def group(
+        self, chat_id: int, title: str, *, forum: bool = False, admins: Iterable[int] = ()
+    ) -> SimGroup:
+        """A group the bot is in; put ``api.bot_id`` in ``admins`` to make the bot an admin."""
+        group = SimGroup(self.world, chat_id, title, forum, admins)
+        self.world.groups[chat_id] = group
+        return group
+
+    def messages(
+        self, chat_id: int, *, thread_id: int | None = None, include_deleted: bool = False
+    ) -> list[SentMessage]:
+        return [
+            m
+            for m in self.world.by_chat.get(chat_id, [])
+            if (include_deleted or not m.deleted)
+            and (thread_id is None or m.thread_id == thread_id)
+        ]
+
+    def message(self, chat_id: int, message_id: int) -> SentMessage:
+        return self.world.message(chat_id, message_id)
+
+    def fail_next(self, method: str, status: int = 500, times: int = 1) -> None:
+        """The next ``times`` calls of ``method`` fail with a server error."""
+        self._faults.setdefault(method, []).extend([status] * times)
+
+    # ---- figures
+    def counts(self) -> Counter[str]:
+        return Counter(c.method for c in self.calls if c.status == 200)
+
+    def latency(self) -> list[float]:
+        """Seconds from an update's delivery to the bot's first call about its chat or query."""
+        return list(self._latency)
+
+    def stats(self) -> dict[str, Any]:
+        statuses = Counter(c.status for c in self.calls)
+        dropped = sum(1 for at in self._delivered.values() if not at)
+        lat = sorted(self._latency)
+        return {
+            "calls": dict(self.counts()),
+            "rate_limited": statuses[429],
+            "bad_request": statuses[400],
+            "forbidden": statuses[403],
+            "server_errors": sum(n for s, n in statuses.items() if s >= 500),
+            "messages_per_chat": {c: len(ms) for c, ms in self.world.by_chat.items()},
+            "updates_delivered": sum(1 for at in self._delivered.values() if at),
+            "updates_unanswered": len(self._delivered) - len(self._latency) - dropped,
+            "latency_ms": {
+                "n": len(lat),
+                "median": round(statistics.median(lat) * 1000, 2) if lat else None,
+                "p95": round(lat[int(len(lat) * 0.95)] * 1000, 2) if lat else None,
+                "max": round(lat[-1] * 1000, 2) if lat else None,
+            },
+        }
+
+    async def idle(self, quiet: float = 0.05, timeout: float = 10.0) -> None:
+        """Wait until no request is in flight, every update was fetched, and nothing happened
+        for ``quiet`` s. A handler that computes longer than ``quiet`` before its first call
+        (rendering, a timer) needs a larger ``quiet``. TimeoutError if the bot never settles."""
+        deadline = time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            if (
+                self._in_flight == 0
+                and self.world.undelivered == 0
+                and now - self.world.last_activity >= quiet
+            ):
+                return
+            if now > deadline:
+                raise TimeoutError(
+                    f"not idle after {timeout} s: {self._in_flight} requests in flight, "
+                    f"{self.world.undelivered} updates not fetched"
+                )
+            await asyncio.sleep(quiet / 4)
+
+    # ---- HTTP
+    async def _file(self, request: web.Request) -> web.Response:
+        data = self.world.files.get(request.match_info["path"])
+        if request.match_info["token"] != self.token or data is None:
+            return web.json_response(
+                {"ok": False, "error_code": 404, "description": "Not Found"}, status=404
+            )
+        return web.Response(body=data)
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        now = time.monotonic()
+        name = self._methods.get(request.match_info["method"].lower(), request.match_info["method"])
+        polling = name == "getUpdates"
+        self._in_flight += not polling
+        self.world.last_activity = now
+        try:
+            form = await request.post()
+            params = Params(name, form)
+            try:
+                named_chat: int | None = params.chat_id()
+            except ApiError:
+                named_chat = None
+            query_id = params.text("callback_query_id")
+            follows = self._follow(named_chat, query_id, now)
+            query = self.world.queries.get(query_id or "")
+            chat_id = query.message.chat_id if query else named_chat
+            if request.match_info["token"] != self.token:
+                status, result = 401, ApiError(401, "Unauthorized")
+            else:
+                status, result = await self._answer(name, params, chat_id, now)
+        finally:
+            self._in_flight -= not polling
+            self.world.last_activity = time.monotonic()
+        if isinstance(result, ApiError):
+            body: JSON = {"ok": False, "error_code": status, "description": result.description}
+            if result.parameters:
+                body["parameters"] = result.parameters
+        else:
+            body = {"ok": True, "result": result}
+        shown = {k: v if isinstance(v, str) else "<file>" for k, v in form.items()}
+        error = result.description if isinstance(result, ApiError) else None
+        record = ApiCall(name, chat_id, now, status, error, follows, query_id, shown)
+        self.calls.append(record)
+        for listener in self.listeners:
+            listener(record)
+        return web.json_response(body, status=status)
+
+    async def _answer(
+        self, name: str, params: Params, chat_id: int | None, now: float
+    ) -> tuple[int, Any]:
+        faults = self._faults.get(name)
+        if faults:
+            status = faults.pop(0)
+            return status, ApiError(status, _ERRORS.get(status, "Server Error"))
+        if name == "getUpdates":
+            return 200, await self._get_updates(params)
+        limiter = self._limiter if name in LIMITED and chat_id is not None else None
+        try:
+            if limiter is not None and chat_id is not None:
+                wait = limiter.wait(chat_id, now)
+                if wait > 0:
+                    after = limiter.retry_after(wait)
+                    raise ApiError(
+                        429, f"Too Many Requests: retry after {after}", {"retry_after": after}
+                    )
+            result = call(self.world, name, params.form)
+            if limiter is not None and chat_id is not None:
+                limiter.spend(chat_id, now)
+            return 200, result
+        except ApiError as exc:
+            return exc.status, exc
+
+    # ---- updates
+    async def _get_updates(self, p: Params) -> list[JSON]:
+        w = self.world
+        allowed = p.json("allowed_updates")
+        if isinstance(allowed, list):
+            self._allowed = frozenset(allowed) if allowed else None
+        offset = p.opt_int("offset")
+        if offset is not None and offset > 0:
+            w.updates = [u for u in w.updates if u["update_id"] >= offset]
+        limit = min(max(p.opt_int("limit") or 100, 1), 100)
+        deadline = time.monotonic() + float(p.text("timeout") or 0)
+        while True:
+            batch = self._wanted()[:limit]
+            remaining = deadline - time.monotonic()
+            if batch or self._closing or remaining <= 0:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(w.wakeup.wait(), remaining)
+        now = time.monotonic()
+        for update in batch:
+            self._deliver(update, now)
+        return batch
+
+    def _wanted(self) -> list[JSON]:
+        keep: list[JSON] = []
+        for update in self.world.updates:
+            kind = next(k for k in update if k != "update_id")
+            allowed = kind in self._allowed if self._allowed else kind not in _NOT_BY_DEFAULT
+            if allowed:
+                keep.append(update)
+            elif update["update_id"] not in self._delivered:
+                self._delivered[update["update_id"]] = 0.0  # dropped, as Telegram does
+                self.world.undelivered -= 1
+        self.world.updates = keep
+        return keep
+
+    def _deliver(self, update: JSON, now: float) -> None:
+        update_id = update["update_id"]
+        if update_id in self._delivered:
+            return  # a repeat after a lost answer
+        self._delivered[update_id] = now
+        self.world.undelivered -= 1
+        body = next(v for k, v in update.items() if k != "update_id")
+        query_id = body.get("id") if "chat_instance" in body else None
+        chat = (body.get("message") or body).get("chat")
+        chat_id = chat.get("id") if isinstance(chat, dict) else None
+        record = _Delivered(update_id, now)
+        if chat_id is not None:
+            self._open_chats.setdefault(chat_id, []).append(record)
+            self._last[chat_id] = update_id
+        if query_id is not None:
+            self._open_queries[query_id] = record
+            self._last[query_id] = update_id
+
+    def _follow(self, chat_id: int | None, query_id: str | None, now: float) -> int | None:
+        """Close the delivered updates this call is the first about (by the ``chat_id`` it
+        names, or the callback query it answers); returns the update the call follows."""
+        done = self._open_chats.pop(chat_id, []) if chat_id is not None else []
+        if query_id is not None and query_id in self._open_queries:
+            done.append(self._open_queries.pop(query_id))
+        for record in done:
+            if not record.closed:
+                record.closed = True
+                self._latency.append(now - record.at)
+        if query_id is not None and query_id in self._last:
+            return self._last[query_id]
+        return self._last.get(chat_id) if chat_id is not None else None

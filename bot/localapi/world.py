@@ -1,0 +1,472 @@
+"""The simulated Telegram world behind the local Bot API server: users, groups, the messages the
+bot sent, callback queries and the queue of updates waiting for ``getUpdates``."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON = dict[str, Any]
+_TAG = re.compile(r"<[^>]*>")
+_DEEP_LINK = re.compile(r"(?:https?://)?t\.me/(\w+)\?start=([A-Za-z0-9_-]{1,64})")
+
+
+class ApiError(Exception):
+    """A Telegram-shaped failure: HTTP status, description and optional ``parameters``."""
+
+    def __init__(self, status: int, description: str, parameters: JSON | None = None) -> None:
+        super().__init__(description)
+        self.status = status
+        self.description = description
+        self.parameters = parameters
+
+
+def bad_request(what: str, parameters: JSON | None = None) -> ApiError:
+    return ApiError(400, f"Bad Request: {what}", parameters)
+
+
+def forbidden(what: str) -> ApiError:
+    return ApiError(403, f"Forbidden: {what}")
+
+
+def deep_link_payload(url: str, bot_username: str) -> str | None:
+    """The payload of a ``t.me/<bot>?start=<payload>`` link to this bot, else None."""
+    m = _DEEP_LINK.fullmatch(url)
+    return m.group(2) if m and m.group(1).lower() == bot_username.lower() else None
+
+
+def _present(**fields: Any) -> JSON:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def strip_html(text: str) -> str:
+    return html.unescape(_TAG.sub("", text))
+
+
+@dataclass(frozen=True)
+class Button:
+    text: str
+    callback_data: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class CallbackAnswer:
+    query_id: str
+    text: str | None
+    show_alert: bool
+    url: str | None
+
+
+@dataclass
+class SentMessage:
+    """A message the bot sent, in its current state (edits are applied in place)."""
+
+    message_id: int
+    chat_id: int
+    thread_id: int | None
+    text: str  # the text, or the caption of a photo or document ("" if none), as sent
+    parse_mode: str | None = None
+    photo: bytes | None = None
+    photo_dims: tuple[int, int] = (0, 0)
+    document: bytes | None = None
+    file_id: str | None = None
+    filename: str | None = None
+    reply_markup: list[list[Button]] = field(default_factory=list)
+    markup_json: JSON | None = None
+    edits: int = 0
+    deleted: bool = False
+    pinned: bool = False
+    history: list[str] = field(default_factory=list)
+    disable_notification: bool = False
+    link_preview_options: JSON | None = None
+    reply_to: int | None = None
+    date: int = 0
+    edit_date: int | None = None
+    from_bot: bool = True
+
+    @property
+    def is_photo(self) -> bool:
+        return self.photo is not None
+
+    @property
+    def has_media(self) -> bool:
+        return self.photo is not None or self.document is not None
+
+    @property
+    def plain(self) -> str:
+        """The text with HTML tags stripped and entities unescaped."""
+        return strip_html(self.text) if (self.parse_mode or "").upper() == "HTML" else self.text
+
+    @property
+    def buttons(self) -> list[Button]:
+        return [b for row in self.reply_markup for b in row]
+
+
+@dataclass
+class CallbackQuery:
+    id: str
+    user: SimUser
+    message: SentMessage
+    created: float
+    answered: bool = False
+
+
+class SimUser:
+    """A simulated Telegram user; their private chat with the bot has the user's id."""
+
+    def __init__(
+        self,
+        world: World,
+        user_id: int,
+        first_name: str,
+        language_code: str | None,
+        username: str | None,
+    ) -> None:
+        self._world = world
+        self.id = user_id
+        self.first_name = first_name
+        self.language_code = language_code
+        self.username = username
+        self.started = False
+        self.blocked = False
+
+    def __repr__(self) -> str:
+        return f"SimUser({self.id}, {self.first_name!r})"
+
+    def json(self) -> JSON:
+        out = {"id": self.id, "is_bot": False, "first_name": self.first_name}
+        return out | _present(username=self.username, language_code=self.language_code)
+
+    def chat_json(self) -> JSON:
+        out = {"id": self.id, "type": "private", "first_name": self.first_name}
+        return out | _present(username=self.username)
+
+    async def send(
+        self, text: str, chat: SimGroup | None = None, *, thread_id: int | None = None
+    ) -> None:
+        """A message from this user in ``chat`` (or in the private chat with the bot)."""
+        self._world.user_message(self, chat, text, thread_id)
+        await asyncio.sleep(0)
+
+    async def press(
+        self, message: SentMessage, *, text: str | None = None, data: str | None = None
+    ) -> None:
+        """Press a callback button shown on the message's current keyboard."""
+        self._world.press(self, message, text, data)
+        await asyncio.sleep(0)
+
+    async def open_link(self, url: str) -> None:
+        """Follow a ``t.me/<bot>?start=<payload>`` link: the private chat gets that /start."""
+        payload = deep_link_payload(url, self._world.bot_username)
+        if payload is None:
+            raise ValueError(f"not a deep link to the bot: {url}")
+        await self.send(f"/start {payload}")
+
+    def answers(self) -> list[CallbackAnswer]:
+        return list(self._world.answers.get(self.id, []))
+
+    def block(self) -> None:
+        self.blocked = True
+
+    def unblock(self) -> None:
+        self.blocked = False
+
+
+class SimGroup:
+    """A simulated group or supergroup (a forum when ``forum``) with the bot as a member."""
+
+    def __init__(
+        self, world: World, chat_id: int, title: str, forum: bool, admins: Iterable[int]
+    ) -> None:
+        self._world = world
+        self.id = chat_id
+        self.title = title
+        self.forum = forum
+        self.admins = set(admins)
+        self.members: list[SimUser] = []
+        self.bot_kicked = False
+        self.supergroup = forum or str(chat_id).startswith("-100")
+
+    def __repr__(self) -> str:
+        return f"SimGroup({self.id}, {self.title!r})"
+
+    @property
+    def bot_is_admin(self) -> bool:
+        return self._world.bot_id in self.admins
+
+    def chat_json(self) -> JSON:
+        out: JSON = {
+            "id": self.id,
+            "type": "supergroup" if self.supergroup else "group",
+            "title": self.title,
+        }
+        if self.forum:
+            out["is_forum"] = True
+        return out
+
+    async def add_member(self, user: SimUser) -> None:
+        if user not in self.members:
+            self.members.append(user)
+        self._world.service_message(self, user, new_chat_members=[user.json()])
+        await asyncio.sleep(0)
+
+    async def remove_member(self, user: SimUser) -> None:
+        if user in self.members:
+            self.members.remove(user)
+        self._world.service_message(self, user, left_chat_member=user.json())
+        await asyncio.sleep(0)
+
+    async def remove_bot(self, by: SimUser | None = None) -> None:
+        """The bot is kicked: later calls about this chat get 403."""
+        world = self._world
+        actor = by or (self.members[0] if self.members else None)
+        old = world.member_json(self, world.bot_id)
+        self.bot_kicked = True
+        world.service_message(self, actor, left_chat_member=world.bot_json())
+        change = {
+            "chat": self.chat_json(),
+            "from": actor.json() if actor else world.service_user,
+            "date": int(time.time()),
+            "old_chat_member": old,
+            "new_chat_member": {"status": "kicked", "user": world.bot_json(), "until_date": 0},
+        }
+        world.push_update({"my_chat_member": change})
+        await asyncio.sleep(0)
+
+    async def migrate(self, new_id: int) -> None:
+        """A group upgraded to a supergroup: the old id answers 400 with migrate_to_chat_id."""
+        world = self._world
+        actor = self.members[0] if self.members else None
+        old_id = self.id
+        world.service_message(self, actor, migrate_to_chat_id=new_id)
+        self.id = new_id
+        self.supergroup = True
+        world.migrated[old_id] = new_id
+        del world.groups[old_id]
+        world.groups[new_id] = self
+        world.service_message(self, None, migrate_from_chat_id=old_id)
+        await asyncio.sleep(0)
+
+    async def send_raw(self, update: JSON) -> None:
+        """Queue an arbitrary update body (``{"edited_message": {...}}``…) for fuzzing."""
+        self._world.push_update(dict(update))
+        await asyncio.sleep(0)
+
+    def message_json(self, user: SimUser | None, **fields: Any) -> JSON:
+        """A message body in this chat from ``user`` with a fresh message id, for ``send_raw``."""
+        return self._world.incoming(self, user, fields)
+
+
+Chat = SimUser | SimGroup
+_ADMIN_CAN = ("can_manage_chat", "can_delete_messages", "can_restrict_members", "can_change_info",
+              "can_invite_users", "can_pin_messages")  # fmt: skip
+_ADMIN_CANNOT = ("can_be_edited", "is_anonymous", "can_manage_video_chats", "can_promote_members",
+                 "can_post_stories", "can_edit_stories", "can_delete_stories")  # fmt: skip
+
+
+class World:
+    """All simulated state. Synchronous: the server runs each method to completion."""
+
+    def __init__(self, bot_id: int, bot_username: str) -> None:
+        self.bot_id = bot_id
+        self.bot_username = bot_username
+        self.users: dict[int, SimUser] = {}
+        self.groups: dict[int, SimGroup] = {}
+        self.migrated: dict[int, int] = {}
+        self.sent: dict[tuple[int, int], SentMessage] = {}
+        self.by_chat: dict[int, list[SentMessage]] = {}
+        self.user_messages: dict[tuple[int, int], bool] = {}  # → deleted
+        self.files: dict[str, bytes] = {}
+        self.queries: dict[str, CallbackQuery] = {}
+        self.answers: dict[int, list[CallbackAnswer]] = {}
+        self.commands: dict[tuple[str, str], list[JSON]] = {}
+        self.settings: dict[tuple[str, str], dict[str, str]] = {}  # setMyName…, menu button
+        self.updates: list[JSON] = []  # not yet confirmed by a getUpdates offset
+        self.undelivered = 0
+        self.query_timeout: float | None = None  # seconds a callback query stays answerable
+        self.last_activity = time.monotonic()
+        self.wakeup = asyncio.Event()
+        self._next_update = 1
+        self._next_id: dict[int, int] = {}
+        self._next_file = 0
+        self._next_query = 0
+        self.service_user: JSON = {"id": 777000, "is_bot": False, "first_name": "Telegram"}
+
+    # ---- identities
+    def bot_json(self) -> JSON:
+        return {
+            "id": self.bot_id,
+            "is_bot": True,
+            "first_name": "够级裁判",
+            "username": self.bot_username,
+        }
+
+    def chat(self, chat_id: int, *, write: bool = True) -> Chat:
+        """The chat behind ``chat_id``, or the error Telegram gives for it."""
+        if chat_id in self.migrated:
+            raise bad_request(
+                "group chat was upgraded to a supergroup chat",
+                {"migrate_to_chat_id": self.migrated[chat_id]},
+            )
+        group = self.groups.get(chat_id)
+        if group is not None:
+            if group.bot_kicked:
+                kind = "supergroup" if group.supergroup else "group"
+                raise forbidden(f"bot was kicked from the {kind} chat")
+            return group
+        user = self.users.get(chat_id)
+        if user is None:
+            raise bad_request("chat not found")
+        if write and user.blocked:
+            raise forbidden("bot was blocked by the user")
+        if write and not user.started:
+            raise forbidden("bot can't initiate conversation with a user")
+        return user
+
+    def member_json(self, group: SimGroup | SimUser, user_id: int) -> JSON:
+        if isinstance(group, SimUser):
+            if user_id not in (group.id, self.bot_id):
+                raise bad_request("user not found")
+            return {"status": "member", "user": self._user_json(user_id)}
+        if user_id == self.bot_id and group.bot_kicked:
+            return {"status": "kicked", "user": self.bot_json(), "until_date": 0}
+        user = self._user_json(user_id)
+        if user_id in group.admins:
+            rights = dict.fromkeys(_ADMIN_CAN, True) | dict.fromkeys(_ADMIN_CANNOT, False)
+            rights["can_manage_topics"] = group.forum
+            return {"status": "administrator", "user": user, **rights}
+        members = {u.id for u in group.members} | {self.bot_id}
+        return {"status": "member" if user_id in members else "left", "user": user}
+
+    def _user_json(self, user_id: int) -> JSON:
+        if user_id == self.bot_id:
+            return self.bot_json()
+        if user_id not in self.users:
+            raise bad_request("user not found")
+        return self.users[user_id].json()
+
+    # ---- ids and files
+    def next_message_id(self, chat_id: int) -> int:
+        self._next_id[chat_id] = self._next_id.get(chat_id, 0) + 1
+        return self._next_id[chat_id]
+
+    def store_file(self, data: bytes) -> str:
+        self._next_file += 1
+        file_id = f"AgAD{self._next_file:06d}"
+        self.files[file_id] = data
+        return file_id
+
+    # ---- messages
+    def message(self, chat_id: int, message_id: int) -> SentMessage:
+        return self.sent[(chat_id, message_id)]
+
+    def message_json(self, m: SentMessage) -> JSON:
+        chat = self.groups.get(m.chat_id) or self.users.get(m.chat_id)
+        out: JSON = {
+            "message_id": m.message_id,
+            "date": m.date,
+            "chat": chat.chat_json() if chat else {"id": m.chat_id, "type": "group", "title": ""},
+            "from": self.bot_json(),
+        } | _present(
+            message_thread_id=m.thread_id,
+            is_topic_message=True if m.thread_id is not None else None,
+            edit_date=m.edit_date,
+            reply_markup=m.markup_json,
+        )
+        data = m.photo or m.document or b""
+        file = {"file_id": m.file_id, "file_unique_id": f"U{m.file_id}", "file_size": len(data)}
+        if m.photo is not None:
+            out["photo"] = [file | {"width": m.photo_dims[0], "height": m.photo_dims[1]}]
+        elif m.document is not None:
+            out["document"] = file | {"file_name": m.filename or "file"}
+        if not m.has_media:
+            out["text"] = m.text
+        elif m.text:
+            out["caption"] = m.text
+        return out
+
+    # ---- updates
+    def push_update(self, body: JSON) -> None:
+        body["update_id"] = self._next_update
+        self._next_update += 1
+        self.updates.append(body)
+        self.undelivered += 1
+        self.last_activity = time.monotonic()
+        self.wakeup.set()
+        self.wakeup = asyncio.Event()
+
+    def incoming(self, chat: Chat, user: SimUser | None, fields: JSON) -> JSON:
+        message_id = self.next_message_id(chat.id)
+        self.user_messages[(chat.id, message_id)] = False
+        body: JSON = {"message_id": message_id, "date": int(time.time()), "chat": chat.chat_json()}
+        body["from"] = user.json() if user else self.service_user
+        body.update(fields)
+        return body
+
+    def user_message(
+        self, user: SimUser, group: SimGroup | None, text: str, thread_id: int | None
+    ) -> None:
+        chat: Chat = group if group is not None else user
+        if group is None:
+            user.started = True  # writing to a bot starts (and unblocks) it
+            user.blocked = False
+        elif group.bot_kicked:
+            return  # the bot no longer sees this chat
+        elif user not in group.members:
+            group.members.append(user)
+        fields: JSON = {"text": text}
+        if text.startswith("/"):
+            command = text.split(maxsplit=1)[0]
+            fields["entities"] = [
+                {"type": "bot_command", "offset": 0, "length": utf16_len(command)}
+            ]
+        if thread_id is not None:
+            if not isinstance(chat, SimGroup) or not chat.forum:
+                raise ValueError("thread_id needs a forum group")
+            fields["message_thread_id"] = thread_id
+            fields["is_topic_message"] = True
+        self.push_update({"message": self.incoming(chat, user, fields)})
+
+    def service_message(self, group: SimGroup, user: SimUser | None, **fields: Any) -> None:
+        self.push_update({"message": self.incoming(group, user, fields)})
+
+    def press(
+        self, user: SimUser, message: SentMessage, text: str | None, data: str | None
+    ) -> None:
+        current = self.sent.get((message.chat_id, message.message_id))
+        if current is None or current.deleted or 0 < current.chat_id != user.id:
+            raise LookupError(f"{user} does not see message {message.message_id}")
+        for button in current.buttons:
+            if button.callback_data is None:
+                continue  # url buttons are links, not callbacks
+            if (text is None or button.text == text) and (
+                data is None or button.callback_data == data
+            ):
+                break
+        else:
+            shown = [(b.text, b.callback_data) for b in current.buttons]
+            raise LookupError(f"no button text={text!r} data={data!r}; shown: {shown}")
+        group = self.groups.get(current.chat_id)
+        if group is not None and group.bot_kicked:
+            return  # the bot no longer hears this chat
+        self._next_query += 1
+        query_id = f"{self._next_query}{user.id % 100000:05d}"
+        self.queries[query_id] = CallbackQuery(query_id, user, current, time.monotonic())
+        body = {
+            "id": query_id,
+            "from": user.json(),
+            "message": self.message_json(current),
+            "chat_instance": str(current.chat_id),
+            "data": button.callback_data,
+        }
+        self.push_update({"callback_query": body})
