@@ -173,6 +173,26 @@ class Service:
         async with table.lock:
             await self._save(table)
 
+    def reply(self, chat_id: int, thread_id: int | None, text: str) -> None:
+        """A plain message (command answers), in order with the chat's other messages."""
+        self.sender.post(Out(chat_id, text, None, thread_id))
+
+    async def settings_changed(
+        self, chat_id: int, thread_id: int | None, settings: ChatSettings
+    ) -> None:
+        """New chat settings reach the open lobby; a running match keeps its own rules."""
+        table = self.table_at(chat_id, thread_id)
+        if table is None or table.status != "lobby":
+            return
+        async with table.lock:
+            table.st.settings = settings
+            for s in table.st.seats:
+                if s is not None and not s.human:
+                    s.level = settings.ai_level
+            table.lobby_ver += 1
+            await self._save(table)
+            self.sender.post(table.lobby_out())
+
     # -- tables ------------------------------------------------------------------------------
     def table_at(self, chat_id: int, thread_id: int | None) -> Table | None:
         tid = self.where.get((chat_id, thread_id))

@@ -1,0 +1,339 @@
+"""The Telegram application: one ``build_app`` wires python-telegram-bot to the table service.
+
+Handlers only decode an update (who, which chat, which button) into one call on the service;
+the service stores and answers; the sender delivers. Nothing runs at import.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Chat,
+    Update,
+    User,
+)
+from telegram.constants import ChatMemberStatus, ChatType, ParseMode
+from telegram.error import BadRequest
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    JobQueue,
+)
+
+from renderers import help_text, rules_text, t
+
+from . import storage as S
+from .service import Config, Service, UserInfo
+from .sender import Sender, markup
+from .settings_menu import settings_out, settings_press
+
+log = logging.getLogger("gouji.app")
+COMMANDS = ("gouji", "join", "leave", "hand", "rules", "settings", "stop", "help")
+
+
+@dataclass
+class Runtime:
+    """What the handlers reach through ``application.bot_data["rt"]``."""
+
+    service: Service
+    sender: Sender
+    storage: S.Storage
+    lang: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class JobTimers:
+    """The service's named timers on PTB's JobQueue (a name replaces its earlier job)."""
+
+    def __init__(self, jobs: JobQueue[Any]) -> None:
+        self.jobs = jobs
+
+    def schedule(self, name: str, delay: float, job: Callable[[], Awaitable[None]]) -> None:
+        self.cancel(name)
+
+        async def run(_: ContextTypes.DEFAULT_TYPE) -> None:
+            try:
+                await job()
+            except Exception:
+                log.exception("timer %s failed", name)
+
+        self.jobs.run_once(run, when=max(0.0, delay), name=name)
+
+    def cancel(self, name: str) -> None:
+        for j in self.jobs.get_jobs_by_name(name):
+            j.schedule_removal()
+
+
+def user_info(user: User) -> UserInfo:
+    code = (user.language_code or "").lower()
+    lang = "zh" if code.startswith("zh") else "en" if code.startswith("en") else None
+    name = " ".join(p for p in (user.first_name, user.last_name) if p) or user.username or "?"
+    return UserInfo(user.id, name[:64], lang)
+
+
+def _rt(context: ContextTypes.DEFAULT_TYPE) -> Runtime:
+    rt = context.application.bot_data["rt"]
+    assert isinstance(rt, Runtime)
+    return rt
+
+
+def _where(update: Update) -> tuple[Chat, int | None, User] | None:
+    msg = update.effective_message
+    chat = update.effective_chat
+    user = update.effective_user
+    if msg is None or chat is None or user is None:
+        return None
+    thread = msg.message_thread_id if msg.is_topic_message else None
+    return chat, thread, user
+
+
+async def _is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except Exception:
+        return False
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def _chat_lang(rt: Runtime, chat: Chat, user: User) -> str:
+    if chat.type == ChatType.PRIVATE:
+        return user_info(user).lang or rt.lang
+    return (await rt.service.chat_settings(chat.id, rt.lang)).lang
+
+
+# -- commands -----------------------------------------------------------------------------------
+async def cmd_gouji(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    w = _where(update)
+    if w is None:
+        return
+    chat, thread, user = w
+    rt = _rt(context)
+    if chat.type == ChatType.PRIVATE:
+        rt.service.reply(chat.id, None, t(user_info(user).lang or rt.lang, "bot.group_only"))
+        return
+    await rt.service.open_lobby(chat.id, thread, user_info(user))
+
+
+async def cmd_join(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    w = _where(update)
+    if w is not None and w[0].type != ChatType.PRIVATE:
+        await _rt(context).service.join(w[0].id, w[1], user_info(w[2]))
+
+
+async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    w = _where(update)
+    if w is not None and w[0].type != ChatType.PRIVATE:
+        await _rt(context).service.leave(w[0].id, w[1], user_info(w[2]))
+
+
+async def cmd_stop(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    w = _where(update)
+    if w is None or w[0].type == ChatType.PRIVATE:
+        return
+    chat, thread, user = w
+    admin = await _is_admin(context, chat.id, user.id)
+    await _rt(context).service.stop(chat.id, thread, user_info(user), admin)
+
+
+async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    w = _where(update)
+    if w is None:
+        return
+    chat, thread, user = w
+    rt = _rt(context)
+    found = await rt.service.resend_hand(user_info(user))
+    if not found:
+        lang = await _chat_lang(rt, chat, user)
+        rt.service.reply(chat.id, thread, t(lang, "bot.no_hand"))
+
+
+async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    w = _where(update)
+    if w is None:
+        return
+    chat, thread, user = w
+    rt = _rt(context)
+    lang = await _chat_lang(rt, chat, user)
+    table = rt.service.table_at(chat.id, thread)
+    settings = table.st.settings if table is not None else await rt.service.chat_settings(chat.id, rt.lang)
+    rt.service.reply(chat.id, thread, rules_text(settings.rules(), lang))
+
+
+async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    w = _where(update)
+    if w is None:
+        return
+    chat, thread, user = w
+    rt = _rt(context)
+    rt.service.reply(chat.id, thread, help_text(await _chat_lang(rt, chat, user)))
+
+
+async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    w = _where(update)
+    if w is None:
+        return
+    chat, thread, user = w
+    rt = _rt(context)
+    if chat.type != ChatType.PRIVATE:
+        rt.service.reply(chat.id, thread, help_text(await _chat_lang(rt, chat, user)))
+        return
+    payload = context.args[0] if context.args else ""
+    await rt.service.dm_start(user_info(user), payload[:64])
+
+
+async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    w = _where(update)
+    if w is None:
+        return
+    chat, thread, user = w
+    rt = _rt(context)
+    if chat.type == ChatType.PRIVATE:
+        rt.service.reply(chat.id, None, t(user_info(user).lang or rt.lang, "bot.group_only"))
+        return
+    settings = await rt.service.chat_settings(chat.id, rt.lang)
+    rt.sender.post(settings_out(chat.id, thread, settings, version=0))
+
+
+# -- buttons ------------------------------------------------------------------------------------
+async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    query = update.callback_query
+    if query is None:
+        return
+    rt = _rt(context)
+    info = user_info(query.from_user)
+    msg = query.message
+    chat_id = msg.chat.id if msg is not None else None
+    data = query.data
+    if data and data.startswith("s") and chat_id is not None and msg is not None:
+        thread = msg.message_thread_id if getattr(msg, "is_topic_message", False) else None
+        answer, out = await settings_press(
+            rt.service, chat_id, thread, data, info, lambda uid: _is_admin(context, chat_id, uid)
+        )
+        if out is not None:
+            try:
+                await query.edit_message_text(
+                    out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out.keyboard)
+                )
+            except BadRequest as e:
+                log.info("settings message not edited: %s", e.message)
+    else:
+
+        async def admin(uid: int) -> bool:
+            table_chat = chat_id if chat_id is not None and chat_id < 0 else None
+            return table_chat is not None and await _is_admin(context, table_chat, uid)
+
+        answer = await rt.service.press(data, info, admin)
+    try:
+        await query.answer(answer.text[:200] or None, show_alert=answer.alert, url=answer.url)
+    except Exception as e:  # a late or repeated answer: the press was handled all the same
+        log.info("callback answer failed: %s", type(e).__name__)
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    log.error("update failed: %s", type(context.error).__name__, exc_info=context.error)
+
+
+# -- building -----------------------------------------------------------------------------------
+def build_app(
+    token: str,
+    storage: S.Storage,
+    cfg: Config,
+    *,
+    lang: str = "zh",
+    base_url: str | None = None,
+    base_file_url: str | None = None,
+    group_interval: float = 3.0,
+    rate_limit: bool = True,
+) -> Application[Any, Any, Any, Any, Any, Any]:
+    """The bot: handlers, the service, its sender and timers. ``post_init`` resumes every
+    unfinished table; ``post_shutdown`` closes the sender and storage."""
+    builder = ApplicationBuilder().token(token).concurrent_updates(True)
+    if base_url:
+        builder = builder.base_url(base_url)
+    if base_file_url:
+        builder = builder.base_file_url(base_file_url)
+    if rate_limit:
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    app = builder.post_init(_post_init).post_shutdown(_post_shutdown).build()
+    app.bot_data["setup"] = (storage, cfg, lang, group_interval)
+    group = ~_private_filter()
+    app.add_handler(CommandHandler("gouji", cmd_gouji))
+    app.add_handler(CommandHandler("join", cmd_join, filters=group))
+    app.add_handler(CommandHandler("leave", cmd_leave, filters=group))
+    app.add_handler(CommandHandler("stop", cmd_stop, filters=group))
+    app.add_handler(CommandHandler("hand", cmd_hand))
+    app.add_handler(CommandHandler("rules", cmd_rules))
+    app.add_handler(CommandHandler("settings", cmd_settings))
+    app.add_handler(CommandHandler("help", cmd_help))
+    app.add_handler(CommandHandler("start", cmd_start))
+    app.add_handler(CallbackQueryHandler(on_button))
+    app.add_error_handler(on_error)
+    return app
+
+
+def _private_filter() -> Any:
+    from telegram.ext import filters
+
+    return filters.ChatType.PRIVATE
+
+
+async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    storage, cfg, lang, group_interval = app.bot_data["setup"]
+    me = await app.bot.get_me()
+    cfg = Config(**{**cfg.__dict__, "bot_username": me.username or cfg.bot_username})
+    await storage.open()
+    assert app.job_queue is not None
+    service_ref: list[Service] = []
+
+    def slot_id(table: int, slot: str) -> int | None:
+        return service_ref[0].slot_id(table, slot)
+
+    async def slot_sent(table: int, slot: str, msg: int) -> None:
+        await service_ref[0].slot_sent(table, slot, msg)
+
+    async def blocked(user: int) -> None:
+        await service_ref[0].dm_blocked(user)
+
+    sender = Sender(app.bot, slot_id, slot_sent, blocked, group_interval)
+    service = Service(storage, sender, JobTimers(app.job_queue), cfg)
+    service_ref.append(service)
+    app.bot_data["rt"] = Runtime(service, sender, storage, lang)
+    await _set_commands(app)
+    n = await service.resume()
+    log.info("ready as @%s; %d table(s) resumed", me.username, n)
+
+
+async def _post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    rt = app.bot_data.get("rt")
+    if isinstance(rt, Runtime):
+        try:
+            await rt.sender.drain(timeout=5.0)
+        except TimeoutError:
+            log.warning("shutting down with %d message(s) unsent", rt.sender.pending())
+        await rt.sender.close()
+        await rt.storage.close()
+
+
+async def _set_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    for code in ("zh", "en"):
+        cmds = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in COMMANDS]
+        private = [BotCommand("start", t(code, "bot.cmd.start"))] + [
+            c for c in cmds if c.command in ("hand", "rules", "help")
+        ]
+        lc = code if code != "zh" else None  # the default list is Chinese
+        try:
+            await app.bot.set_my_commands(cmds, scope=BotCommandScopeAllGroupChats(), language_code=lc)
+            await app.bot.set_my_commands(private, scope=BotCommandScopeAllPrivateChats(), language_code=lc)
+        except Exception as e:
+            log.warning("could not register commands: %s", type(e).__name__)
