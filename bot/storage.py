@@ -1,0 +1,480 @@
+"""The bot's storage: one small interface (`Storage`), SQLite now through aiosqlite.
+
+Plain dataclasses go in and out; flexible fields are JSON-able dicts the storage never looks into,
+so a PostgreSQL implementation can follow without touching the bot. A table's match is stored as
+its action log (one row per action, numbered from 0) beside the table's opaque `state`;
+`TableRow.version` counts the stored actions and guards every write (optimistic concurrency).
+
+SQLite specifics (shared/TELEGRAM_NOTES.md, "aiosqlite"): one connection in autocommit mode, WAL,
+synchronous=FULL (a lost last action matters), foreign keys on; each unit of work holds an
+`asyncio.Lock` and runs in `BEGIN IMMEDIATE … COMMIT`, ROLLBACK on error. The schema is versioned
+with `PRAGMA user_version`: `MIGRATIONS[i]` takes a database from version i to i+1, each in its own
+transaction at open; a later version only appends scripts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol
+
+import aiosqlite
+
+ACTIVE = ("lobby", "playing")  # a (chat, thread) has at most one table in these
+STATUSES = (*ACTIVE, "over", "abandoned")
+
+
+@dataclass
+class ChatRow:
+    chat_id: int
+    lang: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)  # opaque to storage
+
+
+@dataclass
+class UserRow:
+    user_id: int
+    name: str
+    lang: str | None = None
+    dm_ok: bool = False
+    updated_at: float = 0.0  # set by the storage on save
+
+
+@dataclass
+class TableRow:
+    table_id: int | None  # None until created
+    chat_id: int
+    thread_id: int | None  # forum topic
+    status: str  # "lobby" | "playing" | "over" | "abandoned"
+    opener: int  # user id
+    state: dict[str, Any]  # opaque JSON
+    version: int = 0  # number of match actions stored (== len(actions))
+    created_at: float = 0.0  # set by the storage
+    updated_at: float = 0.0  # set by the storage
+
+
+class StorageError(Exception):
+    """Base of the errors this module raises on purpose."""
+
+
+class TableExists(StorageError):
+    """The chat (topic) already has a lobby or playing table."""
+
+
+class VersionConflict(StorageError):
+    """A writer's version is stale: somebody else stored actions first. Nothing was written."""
+
+
+class TableNotFound(StorageError, LookupError):
+    """No table with that id."""
+
+
+class SchemaTooNew(StorageError):
+    """The database was written by a newer version of the bot than this one."""
+
+
+class Storage(Protocol):
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+    async def get_chat(self, chat_id: int) -> ChatRow | None: ...
+    async def save_chat(self, row: ChatRow) -> None: ...
+    async def get_user(self, user_id: int) -> UserRow | None: ...
+    async def save_user(self, row: UserRow) -> None: ...
+    async def create_table(self, row: TableRow) -> TableRow: ...
+    async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None: ...
+    async def load_table(self, table_id: int) -> TableRow | None: ...
+    async def table_for_chat(
+        self, chat_id: int, thread_id: int | None = None
+    ) -> TableRow | None: ...
+    async def load_actions(self, table_id: int) -> list[str]: ...
+    async def unfinished_tables(self) -> list[TableRow]: ...
+    async def save_game(
+        self, table_id: int, chat_id: int, number: int, record: dict[str, Any]
+    ) -> None: ...
+    async def games(self, chat_id: int, limit: int = 20) -> list[dict[str, Any]]: ...
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None: ...
+
+
+# Version 1. `ifnull(thread_id, 0)`: a chat without topics is thread 0 (real topic ids are > 1),
+# so the partial unique index also holds for NULL threads.
+_V1 = """
+CREATE TABLE chats (
+    chat_id    INTEGER PRIMARY KEY,
+    lang       TEXT,
+    settings   TEXT NOT NULL DEFAULT '{}',
+    updated_at REAL NOT NULL
+);
+CREATE TABLE users (
+    user_id    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    lang       TEXT,
+    dm_ok      INTEGER NOT NULL DEFAULT 0,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE game_tables (
+    table_id   INTEGER PRIMARY KEY AUTOINCREMENT,
+    chat_id    INTEGER NOT NULL,
+    thread_id  INTEGER,
+    status     TEXT NOT NULL CHECK (status IN ('lobby', 'playing', 'over', 'abandoned')),
+    opener     INTEGER NOT NULL,
+    state      TEXT NOT NULL,
+    version    INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0),
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE UNIQUE INDEX game_tables_active ON game_tables (chat_id, ifnull(thread_id, 0))
+    WHERE status IN ('lobby', 'playing');
+CREATE INDEX game_tables_chat ON game_tables (chat_id);
+CREATE INDEX game_tables_status ON game_tables (status);
+CREATE TABLE actions (
+    table_id INTEGER NOT NULL REFERENCES game_tables (table_id) ON DELETE CASCADE,
+    seq      INTEGER NOT NULL CHECK (seq >= 0),
+    action   TEXT NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE games (
+    table_id   INTEGER NOT NULL REFERENCES game_tables (table_id) ON DELETE CASCADE,
+    number     INTEGER NOT NULL,
+    chat_id    INTEGER NOT NULL,
+    record     TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (table_id, number)
+);
+CREATE INDEX games_chat ON games (chat_id, created_at);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1,)
+
+_TABLE_COLUMNS = (
+    "table_id, chat_id, thread_id, status, opener, state, version, created_at, updated_at"
+)
+
+
+def _dumps(value: dict[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+
+
+def _loads(text: str) -> dict[str, Any]:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise StorageError(f"stored JSON is not an object: {text[:60]!r}")
+    return value
+
+
+def _table(r: Iterable[Any]) -> TableRow:
+    tid, chat, thread, status, opener, state, version, created, updated = r
+    return TableRow(tid, chat, thread, status, opener, _loads(state), version, created, updated)
+
+
+def _check_status(status: str) -> None:
+    if status not in STATUSES:
+        raise ValueError(f"unknown table status {status!r}; expected one of {STATUSES}")
+
+
+def _open_table_clash(e: sqlite3.IntegrityError, message: str) -> Exception:
+    """`TableExists` for a clash on the one-open-table index; any other integrity error as is."""
+    return TableExists(message) if "game_tables_active" in str(e) else e
+
+
+class SqliteStorage:
+    """`Storage` on one aiosqlite connection. `async with SqliteStorage(path) as st:` opens and
+    always closes it."""
+
+    def __init__(self, path: str | Path, migrations: Sequence[str] = MIGRATIONS) -> None:
+        self.path = Path(path)
+        self.migrations = tuple(migrations)
+        self._db: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
+
+    async def __aenter__(self) -> SqliteStorage:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # -- connection ---------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        if self._db is not None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = await aiosqlite.connect(self.path, isolation_level=None)
+        try:
+            await db.execute("PRAGMA busy_timeout = 5000")
+            async with db.execute("PRAGMA journal_mode = WAL") as cur:
+                mode = await cur.fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                raise StorageError(f"{self.path}: cannot switch to WAL (got {mode!r})")
+            await db.execute("PRAGMA synchronous = FULL")
+            await db.execute("PRAGMA foreign_keys = ON")
+            await self._migrate(db)
+        except BaseException:
+            await db.close()
+            raise
+        self._db = db
+
+    async def _migrate(self, db: aiosqlite.Connection) -> None:
+        async with db.execute("PRAGMA user_version") as cur:
+            found = await cur.fetchone()
+        version = int(found[0]) if found else 0
+        if version > len(self.migrations):
+            raise SchemaTooNew(
+                f"{self.path}: database schema version {version} is newer than this bot knows "
+                f"({len(self.migrations)}); upgrade the bot or use another database file"
+            )
+        for target in range(version + 1, len(self.migrations) + 1):
+            script = self.migrations[target - 1]
+            try:  # one transaction per script; user_version is set inside it
+                await db.executescript(
+                    f"BEGIN IMMEDIATE;\n{script}\n;PRAGMA user_version = {target};\nCOMMIT;"
+                )
+            except BaseException:
+                await db.rollback()
+                raise
+
+    async def close(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            await db.close()
+
+    @asynccontextmanager
+    async def _unit(self, write: bool = True) -> AsyncIterator[aiosqlite.Connection]:
+        """One short unit of work, serialized by the lock (on the one connection, a read between
+        another unit's statements would see its uncommitted writes). A write unit runs in
+        `BEGIN IMMEDIATE … COMMIT` and rolls back on any error or cancellation."""
+        if self._db is None:
+            raise StorageError("storage is not open")
+        db = self._db
+        async with self._lock:
+            if not write:
+                yield db
+                return
+            try:
+                await db.execute("BEGIN IMMEDIATE")
+                yield db
+                await db.execute("COMMIT")
+            except BaseException:
+                # aiosqlite runs queued statements even when the awaiting task is cancelled: the
+                # rollback is queued after them, and is a no-op outside a transaction.
+                await db.rollback()
+                raise
+
+    async def _one(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        async with self._unit(write=False) as db, db.execute(sql, args) as cur:
+            return await cur.fetchone()
+
+    async def _all(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        async with self._unit(write=False) as db, db.execute(sql, args) as cur:
+            return list(await cur.fetchall())
+
+    # -- chats and users ----------------------------------------------------------------------
+
+    async def get_chat(self, chat_id: int) -> ChatRow | None:
+        r = await self._one("SELECT lang, settings FROM chats WHERE chat_id = ?", (chat_id,))
+        return None if r is None else ChatRow(chat_id, r[0], _loads(r[1]))
+
+    async def save_chat(self, row: ChatRow) -> None:
+        async with self._unit() as db:
+            await db.execute(
+                "INSERT INTO chats (chat_id, lang, settings, updated_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (chat_id) DO UPDATE SET lang = excluded.lang,"
+                " settings = excluded.settings, updated_at = excluded.updated_at",
+                (row.chat_id, row.lang, _dumps(row.settings), time.time()),
+            )
+
+    async def get_user(self, user_id: int) -> UserRow | None:
+        r = await self._one(
+            "SELECT name, lang, dm_ok, updated_at FROM users WHERE user_id = ?", (user_id,)
+        )
+        return None if r is None else UserRow(user_id, r[0], r[1], bool(r[2]), r[3])
+
+    async def save_user(self, row: UserRow) -> None:
+        """Inserts or replaces the user; sets `row.updated_at`."""
+        now = time.time()
+        async with self._unit() as db:
+            await db.execute(
+                "INSERT INTO users (user_id, name, lang, dm_ok, updated_at) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, lang = excluded.lang,"
+                " dm_ok = excluded.dm_ok, updated_at = excluded.updated_at",
+                (row.user_id, row.name, row.lang, int(row.dm_ok), now),
+            )
+        row.updated_at = now
+
+    # -- tables -------------------------------------------------------------------------------
+
+    async def create_table(self, row: TableRow) -> TableRow:
+        """Stores a new table with no actions yet; fills in `table_id`, `created_at`,
+        `updated_at` and `version` (0) on `row` and returns it. Raises `TableExists` when the
+        chat (topic) already has a lobby or playing table."""
+        if row.table_id is not None:
+            raise ValueError(f"table already created (table_id={row.table_id})")
+        _check_status(row.status)
+        now = time.time()
+        try:
+            async with self._unit() as db:
+                cur = await db.execute(
+                    "INSERT INTO game_tables (chat_id, thread_id, status, opener, state, version,"
+                    " created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+                    (
+                        row.chat_id,
+                        row.thread_id,
+                        row.status,
+                        row.opener,
+                        _dumps(row.state),
+                        now,
+                        now,
+                    ),
+                )
+                table_id = cur.lastrowid
+                await cur.close()
+        except sqlite3.IntegrityError as e:
+            msg = f"chat {row.chat_id} thread {row.thread_id} already has an open table"
+            raise _open_table_clash(e, msg) from e
+        assert table_id is not None
+        row.table_id, row.version, row.created_at, row.updated_at = table_id, 0, now, now
+        return row
+
+    async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None:
+        """One transaction: appends `new_actions` as seq `row.version - len(new_actions)` …
+        `row.version - 1` and stores the row (status, state, version; chat, thread and opener
+        are fixed at creation). Raises `VersionConflict`, writing nothing, unless the stored
+        version is `row.version - len(new_actions)`. Sets `row.updated_at`."""
+        if row.table_id is None:
+            raise ValueError("save_table needs a created table (table_id is None)")
+        if isinstance(new_actions, str):
+            raise TypeError("new_actions is a sequence of action strings, not one string")
+        _check_status(row.status)
+        base = row.version - len(new_actions)
+        if base < 0:
+            raise ValueError(f"version {row.version} < {len(new_actions)} new actions")
+        now = time.time()
+        try:
+            async with self._unit() as db:
+                cur = await db.execute(
+                    "UPDATE game_tables SET status = ?, state = ?, version = ?, updated_at = ?"
+                    " WHERE table_id = ? AND version = ?",
+                    (row.status, _dumps(row.state), row.version, now, row.table_id, base),
+                )
+                updated = cur.rowcount
+                await cur.close()
+                if updated != 1:
+                    await self._refuse(db, row.table_id, base)
+                if new_actions:
+                    await db.executemany(
+                        "INSERT INTO actions (table_id, seq, action) VALUES (?, ?, ?)",
+                        [(row.table_id, base + i, a) for i, a in enumerate(new_actions)],
+                    )
+        except sqlite3.IntegrityError as e:  # reopening a table where another one is open
+            msg = f"chat {row.chat_id} thread {row.thread_id} already has an open table"
+            raise _open_table_clash(e, msg) from e
+        row.updated_at = now
+
+    @staticmethod
+    async def _refuse(db: aiosqlite.Connection, table_id: int, base: int) -> None:
+        async with db.execute(
+            "SELECT version FROM game_tables WHERE table_id = ?", (table_id,)
+        ) as cur:
+            r = await cur.fetchone()
+        if r is None:
+            raise TableNotFound(f"no table {table_id}")
+        raise VersionConflict(f"table {table_id} is at version {r[0]}, the writer expected {base}")
+
+    async def load_table(self, table_id: int) -> TableRow | None:
+        r = await self._one(
+            f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE table_id = ?", (table_id,)
+        )
+        return None if r is None else _table(r)
+
+    async def table_for_chat(self, chat_id: int, thread_id: int | None = None) -> TableRow | None:
+        """The chat's (topic's) lobby or playing table, if any."""
+        r = await self._one(
+            f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE chat_id = ?"
+            " AND ifnull(thread_id, 0) = ? AND status IN ('lobby', 'playing')",
+            (chat_id, thread_id or 0),
+        )
+        return None if r is None else _table(r)
+
+    async def load_actions(self, table_id: int) -> list[str]:
+        rows = await self._all(
+            "SELECT action FROM actions WHERE table_id = ? ORDER BY seq", (table_id,)
+        )
+        return [r[0] for r in rows]
+
+    async def unfinished_tables(self) -> list[TableRow]:
+        rows = await self._all(
+            f"SELECT {_TABLE_COLUMNS} FROM game_tables"
+            " WHERE status IN ('lobby', 'playing') ORDER BY table_id"
+        )
+        return [_table(r) for r in rows]
+
+    # -- finished games -----------------------------------------------------------------------
+
+    async def save_game(
+        self, table_id: int, chat_id: int, number: int, record: dict[str, Any]
+    ) -> None:
+        """Stores game `number` of a table (a RECORDS.md record). Idempotent: the first record
+        saved for (table_id, number) stays."""
+        try:
+            async with self._unit() as db:
+                await db.execute(
+                    "INSERT INTO games (table_id, number, chat_id, record, created_at)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id, number) DO NOTHING",
+                    (table_id, number, chat_id, _dumps(record), time.time()),
+                )
+        except sqlite3.IntegrityError as e:
+            if "FOREIGN KEY" not in str(e):
+                raise
+            raise TableNotFound(f"no table {table_id}") from e
+
+    async def games(self, chat_id: int, limit: int = 20) -> list[dict[str, Any]]:
+        """The chat's finished-game records, newest first."""
+        rows = await self._all(
+            "SELECT record FROM games WHERE chat_id = ?"
+            " ORDER BY created_at DESC, table_id DESC, number DESC LIMIT ?",
+            (chat_id, limit),
+        )
+        return [_loads(r[0]) for r in rows]
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup: its tables, games and settings move to the new id. If the
+        new chat already has its own settings row, that newer row is kept. Raises `TableExists`
+        (nothing moved) if both chats have an open table in the same topic."""
+        if old_chat_id == new_chat_id:
+            return
+        try:
+            async with self._unit() as db:
+                await db.execute(
+                    "UPDATE OR IGNORE chats SET chat_id = ? WHERE chat_id = ?",
+                    (new_chat_id, old_chat_id),
+                )
+                await db.execute("DELETE FROM chats WHERE chat_id = ?", (old_chat_id,))
+                await db.execute(
+                    "UPDATE game_tables SET chat_id = ? WHERE chat_id = ?",
+                    (new_chat_id, old_chat_id),
+                )
+                await db.execute(
+                    "UPDATE games SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
+                )
+        except sqlite3.IntegrityError as e:
+            msg = f"chats {old_chat_id} and {new_chat_id} both have an open table in one topic"
+            raise _open_table_clash(e, msg) from e
+
+
+async def open_storage(path: str) -> SqliteStorage:
+    """Opens (creating the file, its directory and schema if missing) the SQLite storage."""
+    storage = SqliteStorage(path)
+    await storage.open()
+    return storage

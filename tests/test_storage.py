@@ -1,0 +1,401 @@
+"""Storage: round trips, one open table per topic, version guard, migrations, durability."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.storage import (
+    MIGRATIONS,
+    ChatRow,
+    SchemaTooNew,
+    SqliteStorage,
+    Storage,
+    TableExists,
+    TableNotFound,
+    TableRow,
+    UserRow,
+    VersionConflict,
+    open_storage,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+STATE = {"seats": [111, None, 222, None, None, None], "names": {"111": "老王", "222": "小李"}}
+
+
+@pytest.fixture
+async def st(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
+    async with SqliteStorage(tmp_path / "db" / "gouji.sqlite3") as storage:
+        yield storage
+
+
+def lobby(chat_id: int = -100, thread_id: int | None = None, **kw: Any) -> TableRow:
+    return TableRow(None, chat_id, thread_id, "lobby", 111, dict(STATE), **kw)
+
+
+def raw(path: Path, sql: str) -> list[Any]:
+    with sqlite3.connect(path) as con:
+        rows = con.execute(sql).fetchall()
+    con.close()
+    return rows
+
+
+async def test_conforms_to_the_protocol(st: SqliteStorage) -> None:
+    storage: Storage = st  # mypy checks the structural match; here: it is usable as one
+    assert await storage.get_chat(1) is None
+
+
+async def test_chat_round_trip_with_chinese_text(st: SqliteStorage) -> None:
+    settings = {
+        "preset": "standard",
+        "switches": {"bie3": False},
+        "timer": 30,
+        "note": "够级 烧 闷",
+    }
+    await st.save_chat(ChatRow(-100, "zh", settings))
+    assert await st.get_chat(-100) == ChatRow(-100, "zh", settings)
+    await st.save_chat(ChatRow(-100, None, {}))  # a second save replaces
+    assert await st.get_chat(-100) == ChatRow(-100, None, {})
+    stored = raw(st.path, "SELECT settings FROM chats")
+    assert stored == [("{}",)]
+    await st.save_chat(ChatRow(-100, "zh", settings))
+    (text,) = raw(st.path, "SELECT settings FROM chats")[0]
+    assert "够级 烧 闷" in text and '"preset"' in text.split('"switches"')[0]  # readable, in order
+
+
+async def test_user_round_trip(st: SqliteStorage) -> None:
+    row = UserRow(7, "张三 🀄", "en", True)
+    await st.save_user(row)
+    assert row.updated_at > 0
+    assert await st.get_user(7) == row
+    row.dm_ok, row.name = False, "Zhang"
+    await st.save_user(row)
+    got = await st.get_user(7)
+    assert got == row and got.dm_ok is False
+
+
+async def test_unknown_ids_are_none_or_empty(st: SqliteStorage) -> None:
+    assert await st.get_chat(5) is None
+    assert await st.get_user(5) is None
+    assert await st.load_table(5) is None
+    assert await st.table_for_chat(5) is None
+    assert await st.load_actions(5) == []
+    assert await st.unfinished_tables() == []
+    assert await st.games(5) == []
+    with pytest.raises(TableNotFound):
+        await st.save_table(TableRow(5, -100, None, "playing", 111, {}, version=1), ["0 pass"])
+    with pytest.raises(TableNotFound):
+        await st.save_game(5, -100, 1, {"rules": "standard"})
+
+
+async def test_table_round_trip(st: SqliteStorage) -> None:
+    row = lobby(thread_id=42)
+    same = await st.create_table(row)
+    assert same is row and row.table_id is not None and row.created_at == row.updated_at > 0
+    assert await st.load_table(row.table_id) == row
+    assert await st.table_for_chat(-100, 42) == row
+    assert await st.table_for_chat(-100) is None  # another topic
+
+    row.status, row.version = "playing", 2
+    row.state["hand_messages"] = {"0": 9001}
+    await st.save_table(row, ["0 play QQQ", "3 pass"])
+    assert await st.load_table(row.table_id) == row
+    assert await st.load_actions(row.table_id) == ["0 play QQQ", "3 pass"]
+    assert await st.unfinished_tables() == [row]
+
+    row.status = "over"
+    await st.save_table(row)  # a state change without actions keeps the version
+    assert await st.table_for_chat(-100, 42) is None
+    assert await st.unfinished_tables() == []
+    assert (await st.load_table(row.table_id)) == row
+
+
+async def test_one_open_table_per_topic(st: SqliteStorage) -> None:
+    first = await st.create_table(lobby())
+    with pytest.raises(TableExists):
+        await st.create_table(lobby())
+    other_topic = await st.create_table(lobby(thread_id=7))
+    other_chat = await st.create_table(lobby(chat_id=-200))
+    assert {t.table_id for t in await st.unfinished_tables()} == {
+        first.table_id,
+        other_topic.table_id,
+        other_chat.table_id,
+    }
+    first.status = "abandoned"
+    await st.save_table(first)
+    second = await st.create_table(lobby())  # the topic is free again
+    first.status = "lobby"
+    with pytest.raises(TableExists):  # and the old one cannot be reopened beside it
+        await st.save_table(first)
+    assert await st.table_for_chat(-100) == second
+
+
+async def test_concurrent_creates_leave_one_table(st: SqliteStorage) -> None:
+    results = await asyncio.gather(
+        *(st.create_table(lobby()) for _ in range(10)), return_exceptions=True
+    )
+    assert sum(isinstance(r, TableRow) for r in results) == 1
+    assert sum(isinstance(r, TableExists) for r in results) == 9
+
+
+async def test_stale_writer_gets_version_conflict_and_writes_nothing(st: SqliteStorage) -> None:
+    row = await st.create_table(lobby())
+    assert row.table_id is not None
+    row.version = 1
+    await st.save_table(row, ["0 play 3"])
+    stale = TableRow(**{**row.__dict__, "state": {"stale": True}})
+    row.version = 2
+    await st.save_table(row, ["1 play 4"])
+    stale.version = 2
+    with pytest.raises(VersionConflict, match="version 2"):
+        await st.save_table(stale, ["1 play 5"])
+    with pytest.raises(VersionConflict):  # a state-only save is guarded too
+        await st.save_table(TableRow(**{**stale.__dict__, "version": 1}))
+    with pytest.raises(VersionConflict):  # skipping an action
+        await st.save_table(TableRow(**{**row.__dict__, "version": 4}), ["2 pass"])
+    assert await st.load_actions(row.table_id) == ["0 play 3", "1 play 4"]
+    loaded = await st.load_table(row.table_id)
+    assert loaded is not None and loaded.version == 2 and "stale" not in loaded.state
+
+
+async def test_many_tables_write_concurrently(st: SqliteStorage) -> None:
+    """200 tables, 50 actions each, all through one connection; every fifth action two writers
+    race for it: exactly one wins, the loser reloads. No action lost, doubled or reordered."""
+    tables = [await st.create_table(lobby(chat_id=-1000 - i)) for i in range(200)]
+    conflicts = 0
+
+    async def play(row: TableRow) -> None:
+        nonlocal conflicts
+        assert row.table_id is not None
+        seq = 0
+        while seq < 50:
+            if seq % 5 == 4:
+                a = TableRow(**{**row.__dict__, "version": seq + 1})
+                b = TableRow(**{**row.__dict__, "version": seq + 1})
+                got = await asyncio.gather(
+                    st.save_table(a, [f"{seq} a"]),
+                    st.save_table(b, [f"{seq} b"]),
+                    return_exceptions=True,
+                )
+                assert sorted(type(g).__name__ for g in got) == ["NoneType", "VersionConflict"]
+                conflicts += 1
+                fresh = await st.load_table(row.table_id)
+                assert fresh is not None and fresh.version == seq + 1
+                row = fresh
+            else:
+                row.version = seq + 1
+                row.state["last"] = seq
+                await st.save_table(row, [f"{seq} x"])
+            seq += 1
+
+    await asyncio.gather(*(play(t) for t in tables))
+    assert conflicts == 200 * 10
+    for t in tables:
+        assert t.table_id is not None
+        actions = await st.load_actions(t.table_id)
+        assert [int(a.split()[0]) for a in actions] == list(range(50))
+        assert all(a.endswith(" x") for i, a in enumerate(actions) if i % 5 != 4)
+        loaded = await st.load_table(t.table_id)
+        assert loaded is not None and loaded.version == 50
+
+
+async def test_games_newest_first_and_idempotent(st: SqliteStorage) -> None:
+    t1 = await st.create_table(lobby())
+    assert t1.table_id is not None
+    for n in (1, 2, 3):
+        await st.save_game(t1.table_id, -100, n, {"rules": "standard", "n": n, "名": "对头"})
+    await st.save_game(t1.table_id, -100, 2, {"rules": "standard", "n": 99})  # a retry: no-op
+    assert [g["n"] for g in await st.games(-100)] == [3, 2, 1]
+    assert [g["n"] for g in await st.games(-100, limit=2)] == [3, 2]
+    assert (await st.games(-100))[0]["名"] == "对头"
+    assert await st.games(-200) == []
+
+
+async def test_migrate_chat_moves_everything(st: SqliteStorage) -> None:
+    await st.save_chat(ChatRow(-100, "en", {"timer": 20}))
+    over = await st.create_table(lobby())
+    assert over.table_id is not None
+    over.status, over.version = "over", 1
+    await st.save_table(over, ["0 play 3"])
+    await st.save_game(over.table_id, -100, 1, {"n": 1})
+    open_ = await st.create_table(lobby(thread_id=None))
+    other = await st.create_table(lobby(chat_id=-300))
+
+    await st.migrate_chat(-100, -100777)
+    assert await st.get_chat(-100) is None
+    assert await st.get_chat(-100777) == ChatRow(-100777, "en", {"timer": 20})
+    moved = await st.table_for_chat(-100777)
+    assert moved is not None and moved.table_id == open_.table_id
+    assert await st.table_for_chat(-100) is None
+    assert [g["n"] for g in await st.games(-100777)] == [1]
+    assert await st.games(-100) == []
+    assert await st.load_actions(over.table_id) == ["0 play 3"]
+    assert await st.table_for_chat(-300) == other
+
+
+async def test_migrate_chat_keeps_newer_settings_and_refuses_two_open_tables(
+    st: SqliteStorage,
+) -> None:
+    await st.save_chat(ChatRow(-1, "en", {"old": True}))
+    await st.save_chat(ChatRow(-2, "zh", {"new": True}))
+    await st.create_table(lobby(chat_id=-1))
+    await st.create_table(lobby(chat_id=-2))
+    with pytest.raises(TableExists):
+        await st.migrate_chat(-1, -2)
+    assert await st.get_chat(-1) == ChatRow(-1, "en", {"old": True})  # nothing moved
+    assert (await st.table_for_chat(-1)) is not None
+    t = await st.table_for_chat(-2)
+    assert t is not None
+    t.status = "abandoned"
+    await st.save_table(t)
+    await st.migrate_chat(-1, -2)
+    assert await st.get_chat(-2) == ChatRow(-2, "zh", {"new": True})
+    assert await st.get_chat(-1) is None
+
+
+async def test_reopening_keeps_everything(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "dir" / "gouji.sqlite3"
+    st = await open_storage(str(path))
+    try:
+        await st.save_chat(ChatRow(-100, "zh", {"preset": "standard"}))
+        await st.save_user(UserRow(111, "老王", "zh", True))
+        row = await st.create_table(lobby())
+        row.status, row.version = "playing", 3
+        await st.save_table(row, ["0 play QQQ", "3 pass", "4 yield"])
+        assert row.table_id is not None
+        await st.save_game(row.table_id, -100, 1, {"rules": "standard"})
+    finally:
+        await st.close()
+    assert path.exists()
+    async with SqliteStorage(path) as again:
+        assert await again.get_chat(-100) == ChatRow(-100, "zh", {"preset": "standard"})
+        user = await again.get_user(111)
+        assert user is not None and user.name == "老王" and user.dm_ok
+        assert await again.unfinished_tables() == [row]
+        assert await again.load_actions(row.table_id) == ["0 play QQQ", "3 pass", "4 yield"]
+        assert await again.games(-100) == [{"rules": "standard"}]
+
+
+async def test_pragmas_and_schema_version(st: SqliteStorage) -> None:
+    assert raw(st.path, "PRAGMA journal_mode") == [("wal",)]
+    assert raw(st.path, "PRAGMA user_version") == [(len(MIGRATIONS),)]
+    db = st._db
+    assert db is not None
+    for pragma, value in (("synchronous", 2), ("foreign_keys", 1)):
+        async with db.execute(f"PRAGMA {pragma}") as cur:
+            assert await cur.fetchone() == (value,)
+
+
+async def test_lookups_use_indexes(st: SqliteStorage) -> None:
+    db = st._db
+    assert db is not None
+    queries = {
+        "game_tables_active": "SELECT * FROM game_tables WHERE chat_id = 1"
+        " AND ifnull(thread_id, 0) = 0 AND status IN ('lobby', 'playing')",
+        "game_tables_status": "SELECT * FROM game_tables WHERE status IN ('lobby', 'playing')",
+        "games_chat": "SELECT record FROM games WHERE chat_id = 1 ORDER BY created_at DESC",
+        "PRIMARY KEY": "SELECT action FROM actions WHERE table_id = 1 ORDER BY seq",
+    }
+    for index, sql in queries.items():
+        async with db.execute("EXPLAIN QUERY PLAN " + sql) as cur:
+            plan = " ".join(str(r[-1]) for r in await cur.fetchall())
+        assert index in plan, (sql, plan)
+        assert "TEMP B-TREE" not in plan, (sql, plan)
+
+
+V2 = "ALTER TABLE users ADD COLUMN games_played INTEGER NOT NULL DEFAULT 0;"
+
+
+async def test_a_v1_file_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "v1.sqlite3"
+    with sqlite3.connect(path, isolation_level=None) as con:  # a version-1 file, built by hand
+        con.executescript(MIGRATIONS[0] + "PRAGMA user_version = 1;")
+        con.execute("INSERT INTO users VALUES (111, '老王', 'zh', 1, 1.5)")
+    con.close()
+    async with SqliteStorage(path, migrations=(*MIGRATIONS, V2)) as st:
+        assert await st.get_user(111) == UserRow(111, "老王", "zh", True, 1.5)
+        await st.save_user(UserRow(222, "小李"))
+    assert raw(path, "PRAGMA user_version") == [(len(MIGRATIONS) + 1,)]
+    assert raw(path, "SELECT user_id, games_played FROM users ORDER BY 1") == [(111, 0), (222, 0)]
+
+    with pytest.raises(SchemaTooNew, match="newer than this bot knows"):
+        await open_storage(str(path))  # the older code refuses, and leaves no open connection
+
+
+async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite3"
+    async with SqliteStorage(path) as st:
+        await st.save_user(UserRow(1, "a"))
+    broken = "CREATE TABLE extra (x INTEGER); INSERT INTO no_such_table VALUES (1);"
+    with pytest.raises(sqlite3.OperationalError, match="no_such_table"):
+        await SqliteStorage(path, migrations=(*MIGRATIONS, broken)).open()
+    assert raw(path, "PRAGMA user_version") == [(len(MIGRATIONS),)]
+    assert raw(path, "SELECT name FROM sqlite_master WHERE name = 'extra'") == []
+    async with SqliteStorage(path) as st:
+        assert await st.get_user(1) is not None
+
+
+async def test_a_cancelled_writer_leaves_no_open_transaction(st: SqliteStorage) -> None:
+    row = await st.create_table(lobby())
+    row.version = 1
+    task = asyncio.create_task(st.save_table(row, ["0 play 3"]))
+    await asyncio.sleep(0)  # the unit has started: BEGIN is queued
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert row.table_id is not None
+    stored = await st.load_actions(row.table_id)
+    assert stored in ([], ["0 play 3"])  # either fully written or not at all
+    row.version = len(stored) + 1
+    await st.save_table(row, [f"{len(stored)} pass"])  # and the connection still works
+    assert (await st.load_actions(row.table_id))[-1] == f"{len(stored)} pass"
+
+
+KILLED = """
+import asyncio, os, sys
+from bot.storage import TableRow, open_storage
+
+async def main() -> None:
+    st = await open_storage(sys.argv[1])
+    row = await st.create_table(TableRow(None, -100, None, "playing", 111, {{"名": "老王"}}))
+    for i in range({n}):
+        row.version = i + 1
+        await st.save_table(row, [f"{{i}} play 3"])
+    print(row.table_id, flush=True)
+    os._exit(0)  # killed: no close, no checkpoint
+
+asyncio.run(main())
+"""
+
+
+def test_a_killed_process_keeps_its_committed_actions(tmp_path: Path) -> None:
+    path = tmp_path / "killed.sqlite3"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(KILLED.format(n=3)), str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=20,
+        check=True,
+    )
+    table_id = int(out.stdout)
+    assert Path(str(path) + "-wal").stat().st_size > 0  # the writes live in the WAL only
+
+    async def check() -> None:
+        async with SqliteStorage(path) as st:
+            row = await st.load_table(table_id)
+            assert row is not None and row.version == 3 and row.state == {"名": "老王"}
+            assert await st.load_actions(table_id) == ["0 play 3", "1 play 3", "2 play 3"]
+
+    asyncio.run(check())
