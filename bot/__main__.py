@@ -1,35 +1,44 @@
-"""``python -m bot``: the bot with ``TELEGRAM_BOT_TOKEN`` set; without it, an offline demo."""
+"""``python -m bot``: the bot with ``TELEGRAM_BOT_TOKEN`` set; without it, the offline demo.
+
+``python -m bot demo [--seed S] [--lang zh|en] [--preset P]`` runs the demo in any case.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
+
+from engine.rules import PRESETS
 
 from .settings import Settings
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot", description="够级 referee bot")
-    parser.add_argument(
-        "--demo", action="store_true", help="run the offline demo even with a token"
-    )
-    parser.add_argument("--seed", type=int, default=None, help="demo: seed the deal")
-    parser.add_argument("--preset", default="standard", help="demo: standard, qingdao or casual")
-    parser.add_argument("--level", default="normal", help="demo: AI level (easy, normal, hard)")
-    parser.add_argument("--games", type=int, default=1, help="demo: games in the match")
-    parser.add_argument("--out", default="out/demo", help="demo: where to save images")
+    sub = parser.add_subparsers(dest="command")
+    dp = sub.add_parser("demo", help="the real bot against a local server, six simulated players")
+    for p in (parser, dp):
+        p.add_argument("--seed", type=int, default=None, help="demo: seed of the deal")
+        p.add_argument("--lang", choices=("zh", "en"), default=None, help="demo: language")
+        p.add_argument("--preset", choices=list(PRESETS), default="standard", help="demo: rules")
+        p.add_argument("--out", default="out/demo", help="demo: where to save the pictures")
     args = parser.parse_args(argv)
     settings = Settings.from_env()
-    if settings.token and not args.demo:
-        print(
-            "The Telegram front end is not part of this build yet; "
-            "running the offline demo instead (python -m bot --demo).",
-            file=sys.stderr,
-        )
+    logging.basicConfig(
+        level=logging.INFO if settings.token and args.command is None else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # its lines would carry the token
+    if settings.token and args.command is None:
+        from .runner import run_polling
+
+        run_polling(settings)
+        return 0
     from .demo import run_demo
 
-    return run_demo(settings.lang, args.seed, args.preset, args.level, Path(args.out), args.games)
+    return run_demo(args.seed, args.lang or settings.lang, args.preset, Path(args.out))
 
 
 if __name__ == "__main__":

@@ -265,7 +265,7 @@ def build_app(
         builder = builder.base_file_url(base_file_url)
     if rate_limit:
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
-    app = builder.post_init(_post_init).post_shutdown(_post_shutdown).build()
+    app = builder.post_init(post_init).post_shutdown(post_shutdown).build()
     app.bot_data["setup"] = (storage, cfg, lang, group_interval)
     group = ~_private_filter()
     app.add_handler(CommandHandler("gouji", cmd_gouji))
@@ -288,7 +288,7 @@ def _private_filter() -> Any:
     return filters.ChatType.PRIVATE
 
 
-async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     storage, cfg, lang, group_interval = app.bot_data["setup"]
     me = await app.bot.get_me()
     cfg = Config(**{**cfg.__dict__, "bot_username": me.username or cfg.bot_username})
@@ -314,7 +314,7 @@ async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     log.info("ready as @%s; %d table(s) resumed", me.username, n)
 
 
-async def _post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     rt = app.bot_data.get("rt")
     if isinstance(rt, Runtime):
         try:

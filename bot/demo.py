@@ -1,69 +1,121 @@
-"""The offline demo: one game of six AI players, announced in the terminal as the group chat
-would see it, with the images a player would get saved to a folder. Needs no token, no network."""
+"""``python -m bot demo``: the real bot, end to end, with no token and no network.
+
+A local Bot API server starts in this process, the real bot polls it, and six simulated players
+open a table in a group, take their seats (each starting the bot first) and play one whole game
+by pressing the buttons they are shown. The group's messages print in order, ending with the
+final ranks; the pictures a player sees are saved under ``out/demo/``.
+"""
 
 from __future__ import annotations
 
-import html
+import asyncio
+import json
 import random
-import re
+import statistics
+import tempfile
 from pathlib import Path
+from typing import Any
 
-from engine.ai import decide
-from engine.match import Match
-from engine.rules import Rules
-from renderers import describe_events, render_game_over, render_hand, render_table
+from engine.rules import PRESETS
+
+from .localapi import LocalBotApi, SimGroup
+from .runner import local_bot, runtime
+from .service import Config
+from .simplayers import SimPlayer, lobby_message, op_of, play_until, press_lobby, seat_everyone
 
 NAMES = {
     "zh": ("老王", "小李", "张姐", "阿强", "王叔", "小美"),
     "en": ("Wang", "Li", "Zhang", "Qiang", "Uncle Wang", "Mei"),
 }
-_TAG = re.compile(r"<[^>]+>")
+GROUP_ID = -1001234
 
 
-def plain(text: str) -> str:
-    """Telegram HTML to terminal text."""
-    return html.unescape(_TAG.sub("", text))
+def game_over(api: LocalBotApi, group: SimGroup) -> bool:
+    return any(
+        op_of(b.callback_data) == "N" for m in api.messages(group.id) for b in m.buttons
+    )
 
 
-def run_demo(
-    lang: str = "zh",
-    seed: int | None = None,
-    preset: str = "standard",
-    level: str = "normal",
-    out_dir: Path = Path("out/demo"),
-    games: int = 1,
-) -> int:
-    rng = random.Random(seed)
+async def play_one_game(
+    api: LocalBotApi,
+    group: SimGroup,
+    seed: int,
+    lang: str,
+    preset: str,
+    humans: int = 6,
+) -> list[SimPlayer]:
+    """Seat ``humans`` simulated players (AI for the rest), pick the preset, play to the end."""
     names = NAMES.get(lang, NAMES["zh"])
-    match = Match(Rules.preset_named(preset), seed=seed)
+    users = [api.user(1000 + i, names[i], language_code=lang) for i in range(humans)]
+    await seat_everyone(api, group, users, users[0])
+    for _ in range(len(PRESETS)):
+        if _preset_is(api, group, preset, lang):
+            break
+        await press_lobby(api, group, users[0], "P")
+    await press_lobby(api, group, users[0], "G")
+    players = [SimPlayer(api, u, random.Random(seed * 10 + i)) for i, u in enumerate(users)]
+    await play_until(api, players, lambda: game_over(api, group))
+    return players
+
+
+def _preset_is(api: LocalBotApi, group: SimGroup, preset: str, lang: str) -> bool:
+    from renderers import t
+
+    label = t(lang, f"bot.preset.{preset}")
+    return any(label in b.text for b in lobby_message(api, group).buttons if op_of(b.callback_data) == "P")
+
+
+def figures(api: LocalBotApi, actions: int, group_id: int) -> dict[str, Any]:
+    """API calls per applied action by method, answer latency, group messages."""
+    counts = api.counts()
+    total = sum(counts.values())
+    lat = sorted(api.latency())
+    p95 = lat[int(0.95 * (len(lat) - 1))] if lat else 0.0
+    stats = api.stats()
+    return {
+        "actions": actions,
+        "api_calls": total,
+        "api_calls_per_action": round(total / max(actions, 1), 2),
+        "per_method_per_action": {m: round(n / max(actions, 1), 3) for m, n in counts.most_common()},
+        "press_to_first_call_ms_median": round(statistics.median(lat) * 1000, 1) if lat else None,
+        "press_to_first_call_ms_p95": round(p95 * 1000, 1),
+        "group_messages": len(api.messages(group_id)),
+        "rate_limited": stats.get("rate_limited", 0),
+    }
+
+
+async def demo(seed: int, lang: str, preset: str, out_dir: Path, quiet: bool = False) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
-    for number in range(1, games + 1):
-        batch = match.new_game()
-        print(plain(describe_events(batch, names, lang)))
-        hand_saved = False
-        step = 0
-        while (ask := match.asked()) is not None:
-            seat, _ = ask
-            if not hand_saved and match.game is not None:
-                (out_dir / f"game{number}-hand-seat1.png").write_bytes(
-                    render_hand(match.view(0).hand or "")
-                )
-                hand_saved = True
-            decision = decide(match, seat, level, rng)
-            events = match.apply(decision.action)
-            view = match.view(None)
-            text = describe_events(events, names, lang, view=view)
-            if text:
-                print(plain(text))
-            step += 1
-            if step % 60 == 0:
-                (out_dir / f"game{number}-table-{step}.png").write_bytes(
-                    render_table(view, names, lang)
-                )
-        final = match.view(None)
-        totals = (match.totals[0], match.totals[1])
-        (out_dir / f"game{number}-over.png").write_bytes(
-            render_game_over(final, names, lang, match_score=totals)
-        )
-    print(f"\nImages: {out_dir.resolve()}")
+    async with LocalBotApi() as api:
+        group = api.group(GROUP_ID, "够级" if lang == "zh" else "Gouji", admins=[api.bot_id])
+        with tempfile.TemporaryDirectory() as tmp:
+            cfg = Config(bot_username="gouji_bot", ai_delay=0.0, seed=seed, turn_s=3600.0)
+            async with local_bot(api, f"{tmp}/demo.sqlite3", cfg, lang=lang) as app:
+                players = await play_one_game(api, group, seed, lang, preset)
+                await runtime(app).sender.drain()
+                await api.idle()
+                table = next(iter(runtime(app).service.tables.values()))
+                actions = table.match.version - 1 if table.match else 0
+        if not quiet:
+            for m in api.messages(GROUP_ID):
+                print(m.plain)
+                print()
+        _save_pictures(api, players, out_dir)
+        fig = figures(api, actions, GROUP_ID)
+        print(f"Pictures: {out_dir.resolve()}")
+        print(json.dumps(fig, ensure_ascii=False))
     return 0
+
+
+def _save_pictures(api: LocalBotApi, players: list[SimPlayer], out_dir: Path) -> None:
+    hand = [m for m in api.messages(players[0].user.id) if m.photo]
+    if hand:
+        (out_dir / "hand.png").write_bytes(hand[-1].photo or b"")
+    photos = [m for m in api.messages(GROUP_ID) if m.photo]
+    if photos:
+        (out_dir / "table.png").write_bytes(photos[0].photo or b"")
+        (out_dir / "game_over.png").write_bytes(photos[-1].photo or b"")
+
+
+def run_demo(seed: int | None, lang: str, preset: str, out_dir: Path) -> int:
+    return asyncio.run(demo(seed if seed is not None else 11, lang, preset, out_dir))

@@ -1,0 +1,149 @@
+"""Simulated players for the demo, the end-to-end tests and the load bench: people who read
+their private chat and press only the buttons the bot actually shows them."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Sequence
+
+from .codec import BadCallback, Callback
+from .localapi import LocalBotApi, SentMessage, SimGroup, SimUser
+
+
+def op_of(data: str | None) -> str | None:
+    try:
+        return Callback.decode(data).op
+    except BadCallback:
+        return None
+
+
+class SimPlayer:
+    """A player who, when their hand message asks them something, answers it: a one-tap answer
+    or 过, a rank then 出牌, the hint then 出牌, or a deal-phase choice; ``rng`` varies it."""
+
+    def __init__(self, api: LocalBotApi, user: SimUser, rng: random.Random, hints: float = 0.4):
+        self.api = api
+        self.user = user
+        self.rng = rng
+        self.hints = hints
+        self.presses = 0
+        self._plan: list[str] = []
+
+    def hand_message(self) -> SentMessage | None:
+        """The newest message in the private chat that asks something (has buttons besides
+        托管)."""
+        for m in reversed(self.api.messages(self.user.id)):
+            ops = [op_of(b.callback_data) for b in m.buttons]
+            if any(op is not None and op != "a" for op in ops):
+                return m
+        return None
+
+    async def _press(self, msg: SentMessage, op: str) -> bool:
+        for b in msg.buttons:
+            if op_of(b.callback_data) == op:
+                await self.user.press(msg, data=b.callback_data)
+                self.presses += 1
+                return True
+        return False
+
+    async def step(self) -> bool:
+        """Press one button if something is asked; False when nothing is."""
+        msg = self.hand_message()
+        if msg is None:
+            return False
+        ops = [o for o in (op_of(b.callback_data) for b in msg.buttons) if o is not None]
+        rng = self.rng
+        if "p" in ops and self._plan and self._plan[0] == "p":
+            self._plan.pop(0)
+            return await self._press(msg, "p")
+        options = [o for o in ops if o.startswith("o")]
+        if options:  # 革命 / 要头 / 宣点: mostly the last choice (decline), sometimes the first
+            return await self._press(msg, options[0] if rng.random() < 0.25 else options[-1])
+        if any(o.startswith("t") for o in ops):  # 还贡: the hint picks, then send
+            if "p" in ops:
+                return await self._press(msg, "p")
+            return await self._press(msg, "i")
+        quick = [o for o in ops if o.startswith("q")]
+        if quick and rng.random() < 0.6:
+            return await self._press(msg, quick[0] if rng.random() < 0.7 else rng.choice(quick))
+        if "x" in ops and (rng.random() < 0.5 or not quick):
+            # 过 / 不烧 when answering; a lead has no 过
+            return await self._press(msg, "x")
+        if "p" in ops:
+            return await self._press(msg, "p")
+        ranks = [o for o in ops if o.startswith("r")]
+        if ranks and rng.random() > self.hints:
+            self._plan = ["p"]
+            return await self._press(msg, rng.choice(ranks))
+        if "c" in ops:
+            return await self._press(msg, "c")
+        self._plan = ["p"]
+        return await self._press(msg, "i")
+
+
+async def play_until(
+    api: LocalBotApi,
+    players: Sequence[SimPlayer],
+    done: Callable[[], bool],
+    max_rounds: int = 20000,
+    quiet: float = 0.02,
+) -> int:
+    """Let the players act until ``done()``; the number of presses. A player whose press got
+    no new question (a refused or stale button) simply tries again next round."""
+    presses = 0
+    idle_rounds = 0
+    for _ in range(max_rounds):
+        await api.idle(quiet=quiet, timeout=30.0)
+        if done():
+            return presses
+        moved = False
+        for p in players:
+            if await p.step():
+                moved = True
+                presses += 1
+                await api.idle(quiet=quiet, timeout=30.0)
+                if done():
+                    return presses
+        if not moved:
+            idle_rounds += 1
+            await asyncio.sleep(0.02)  # an AI is thinking or a timer runs
+        else:
+            idle_rounds = 0
+    raise TimeoutError(f"the game did not end within {max_rounds} rounds")
+
+
+async def seat_everyone(
+    api: LocalBotApi, group: SimGroup, users: Sequence[SimUser], opener: SimUser
+) -> SentMessage:
+    """``/gouji`` by ``opener``, everyone starts the bot and takes their seat in order; the
+    lobby message."""
+    for u in users:
+        await u.send("/start")
+    await opener.send("/gouji", group)
+    await api.idle()
+    for seat, u in enumerate(users):
+        lobby = lobby_message(api, group)
+        await u.press(lobby, data=_lobby_button(lobby, f"s{seat}"))
+        await api.idle()
+    return lobby_message(api, group)
+
+
+def lobby_message(api: LocalBotApi, group: SimGroup) -> SentMessage:
+    for m in reversed(api.messages(group.id)):
+        if any((b.callback_data or "").startswith("l") for b in m.buttons):
+            return m
+    raise LookupError("no lobby message")
+
+
+def _lobby_button(msg: SentMessage, op: str) -> str:
+    for b in msg.buttons:
+        if op_of(b.callback_data) == op and b.callback_data:
+            return b.callback_data
+    raise LookupError(op)
+
+
+async def press_lobby(api: LocalBotApi, group: SimGroup, user: SimUser, op: str) -> None:
+    lobby = lobby_message(api, group)
+    await user.press(lobby, data=_lobby_button(lobby, op))
+    await api.idle()
