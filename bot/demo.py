@@ -1,5 +1,6 @@
-"""The offline demo: one game of six AI players, announced in the terminal as the group chat
-would see it, with the images a player would get saved to a folder. Needs no token, no network."""
+"""The offline demo: one game of six AI players, printed in the terminal as the group chat would
+read it — the group transcript, one line per trick plus the moments a table cheers — with the
+images a player would get saved to a folder. Needs no token, no network."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from engine.ai import decide
 from engine.match import Match
 from engine.rules import Rules
-from renderers import describe_events, render_game_over, render_hand, render_table
+from renderers import Transcript, render_game_over, render_hand, render_table
 
 NAMES = {
     "zh": ("老王", "小李", "张姐", "阿强", "王叔", "小美"),
@@ -38,8 +39,10 @@ def run_demo(
     match = Match(Rules.preset_named(preset), rng)
     out_dir.mkdir(parents=True, exist_ok=True)
     for number in range(1, games + 1):
-        batch = match.new_game()
-        print(plain(describe_events(batch, names, lang)))
+        transcript = Transcript(names, lang)
+        transcript.feed(match.new_game())
+        for line in transcript.take_finished():
+            print(plain(line))
         hand_saved = False
         step = 0
         while (ask := match.asked()) is not None:
@@ -50,11 +53,10 @@ def run_demo(
                 )
                 hand_saved = True
             decision = decide(match, seat, level, rng)
-            events = match.apply(decision.action)
+            transcript.feed(match.apply(decision.action))
+            for line in transcript.take_finished():
+                print(plain(line))
             view = match.view(None)
-            text = describe_events(events, names, lang, view=view)
-            if text:
-                print(plain(text))
             step += 1
             if step % 60 == 0:
                 (out_dir / f"game{number}-table-{step}.png").write_bytes(

@@ -15,6 +15,7 @@ from renderers import (
     describe_event,
     describe_events,
     game_over_text,
+    hand_text,
     help_text,
     prompt_text,
     rank_name,
@@ -76,7 +77,7 @@ def test_every_event_is_described(lang: str, kind: str) -> None:
 def test_key_chinese_terms() -> None:
     zh = {k: describe_event(e, NAMES, "zh") or "" for k, e in SAMPLES.items()}
     assert "烧牌" in zh["burn"] and "解烧" in zh["burn_break"] and "反烧" in zh["counter_burn"]
-    assert "闷" in zh["smothered"] and "开点" in zh["opened"] and "走科" in zh["finished"]
+    assert "闷" in zh["smothered"] and "开点" in zh["opened"] and "走头科" in zh["finished"]
     assert "头科" in zh["finished"] and "接风" in zh["wind"] and "四户乱缠" in zh["four_way"]
     assert "革命" in zh["revolution"] and "流局" in zh["void_deal"] and "要头" in zh["yaotou"]
     assert "宣点" in zh["declared"] and "诈烧" in zh["burn_fail"] and "落贡" in zh["tribute_paid"]
@@ -103,12 +104,12 @@ def test_hostile_names_are_escaped(lang: str) -> None:
     assert "<script>" not in prompt_text(view, lang, names)
 
 
-def test_auto_passes_fold_into_one_line() -> None:
+def test_passes_fold_into_one_line() -> None:
     events = [Event.make("play", 0, cards="9", gouji=False)] + [
-        Event.make("auto_pass", s) for s in (1, 2, 3, 4, 5)
+        Event.make("auto_pass" if s % 2 else "pass", s) for s in (1, 2, 3, 4, 5)
     ]
     text = describe_events(events, NAMES, "zh")
-    assert text.count("\n") == 1 and "Alice、小李、Bob、张三、Eve 要不起" in text
+    assert text.count("\n") == 1 and "Alice、小李、Bob、张三、Eve 过" in text
 
 
 def test_finished_after_a_fault_is_a_placing() -> None:
@@ -118,11 +119,11 @@ def test_finished_after_a_fault_is_a_placing() -> None:
         Event.make("finished", 5, rank=6),
     ]
     text = describe_events(events, NAMES, "zh")
-    assert "Eve 定为 大落" in text and "走科" not in text
+    assert "Eve 判为大落" in text and "走" not in text
     gone = describe_events(
         [Event.make("play", 0, cards="33"), Event.make("finished", 0, rank=1)], NAMES, "zh"
     )
-    assert "走科" in gone
+    assert "老王 <b>走头科</b>" in gone
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -152,7 +153,7 @@ def test_game_over_lists_tributes_in_chinese() -> None:
         sample_over(), tributes=(Debt(3, 0, "dian", 2), Debt(4, 1, "shao", 1))
     )
     text = game_over_text(view, NAMES, "zh")
-    assert "Bob → 老王：点贡 2 张" in text and "张三 → Alice：烧贡 1 张" in text
+    assert "Bob → 老王：点贡×2" in text and "张三 → Alice：烧贡×1" in text
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -187,10 +188,19 @@ def test_rules_text_names_preset_and_every_switch() -> None:
     assert "青岛" in rules_text(QINGDAO, "zh")
 
 
-def test_card_text() -> None:
-    assert card_text("BB22999", "zh") == "大王×2 2×2 9×3"
-    assert card_text("9992B2", "en") == "big joker 2×2 9×3"
-    assert card_text("T", "zh") == "10"
+def test_card_text_counts_like_players() -> None:
+    assert card_text("28888", "zh") == "4个8+2"
+    assert card_text("AAA22", "zh") == "3个A+2个2"
+    assert card_text("S2299", "zh") == "2个9+2个2+小王"
+    assert card_text("BB22999", "zh") == "3个9+2个2+2个大王"
+    assert card_text("28888", "en") == "four 8s + a 2"
+    assert card_text("9992B2", "en") == "three 9s + two 2s + a big joker"
+    assert card_text("T", "zh") == "10" and card_text("B", "en") == "big joker"
+    assert card_text("222", "zh") == "3个2" and card_text("BS", "zh") == "大王+小王"
+    assert card_text("TTTTTTTTTTTT", "en") == "12 10s"
+    assert hand_text("BB2KQQ", "zh") == "2个大王、2、K、2个Q"
+    assert hand_text("BB2KQQ", "en") == "two big jokers, a 2, a king, two queens"
+    assert card_text("KQQ", "zh") == hand_text("KQQ", "zh")  # not a play: read as a hand
     assert rank_name(1, "zh") == "头科" and rank_name(6, "zh") == "大落"
     assert rank_name(5, "en") == "5th (二落)"
     with pytest.raises(ValueError):
