@@ -11,8 +11,9 @@ rule and the end of the game are lines of their own.
 Nothing here tells who could have beaten a play: a declined burn claim and every pass, automatic
 or not, are left out (§7: only players able to beat a 够级 play are asked to burn).
 
-Pure and deterministic: feeding the same events again from the start of a game, in one batch or
-in many, rebuilds the same lines — the bot can rebuild its transcript after a restart.
+Pure and deterministic: feeding the same events again from the start of a game, all at once or in
+the engine's batches (a batch must not be split: the events closing a trick come in one), rebuilds
+the same lines — the bot can rebuild its transcript after a restart.
 """
 
 from __future__ import annotations
