@@ -84,7 +84,7 @@ def test_table_image(lang: str) -> None:
     view = sample_view()
     data = render_table(view, NAMES, lang)
     im = png(data)
-    assert im.size == (1200, 860) and im.mode == "P"
+    assert im.size == (1200, 1000) and im.mode == "P"
     assert len(data) < 200_000
     assert render_table(dataclasses.replace(view, to_act=4), NAMES, lang) != data
     assert render_table(dataclasses.replace(view, top=None), NAMES, lang) != data
