@@ -66,6 +66,8 @@ def prompt_text(view: SeatView, lang: str = "zh", names: Sequence[str] = ()) -> 
         return line("ask.over")
     me = view.seat
     if me is None or view.to_act != me:
+        if view.asked == A.ASK_BURN:  # §7: who is asked to burn holds a beater; do not say who
+            return line("ask.wait.anyone")
         return line("ask.wait", name=name(view.to_act))
 
     lines: list[str] = []

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
+from engine.actions import ASK_BURN
 from engine.cards import BIG, NRANKS, SMALL, parse
 from engine.view import FAILED, REVOLTED, SMOTHERED, SeatView
 
@@ -56,6 +57,14 @@ SEAT_CENTRES = (
     (195, 315),
     (195, 685),
 )
+
+
+def shown_turn(view: SeatView) -> int | None:
+    """Whose turn the table shows: nobody while a burn claim is asked, since only a player able
+    to beat the 够级 play is asked (§7) and naming them would tell the table what they hold."""
+    if view.phase == "over" or view.asked == ASK_BURN:
+        return None
+    return view.to_act
 
 
 def rank_fill(rank: int) -> Color:
@@ -123,7 +132,7 @@ def _panel(
     x0, y0 = cx - PANEL_W // 2, cy - PANEL_H // 2
     x1, y1 = x0 + PANEL_W, y0 + PANEL_H
     side = seat % 2
-    turn = view.to_act == seat and view.phase != "over"
+    turn = shown_turn(view) == seat
     if turn:
         draw.rounded_rectangle((x0 - 10, y0 - 10, x1 + 10, y1 + 10), 28, fill=TURN)
     status = view.status[seat] if seat < len(view.status) else "active"
@@ -195,8 +204,9 @@ def _centre(
         draw_text(draw, (cx, 252), text, 40, WHITE, anchor="mm")
     top = view.top
     if top is None:
-        if view.to_act is not None and view.phase != "over":
-            who = player_label(view.to_act, names, lang, 40, 400)
+        leader = shown_turn(view)
+        if leader is not None:
+            who = player_label(leader, names, lang, 40, 400)
             draw_text(draw, (cx, cy - 30), who, 40, WHITE, anchor="mm")
             draw_text(draw, (cx, cy + 30), t(lang, "img.lead"), MIN_TEXT, WHITE, anchor="mm")
         return

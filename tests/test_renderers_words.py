@@ -210,3 +210,23 @@ def test_card_text_counts_like_players() -> None:
 def test_help_mentions_the_terms() -> None:
     assert "对头" in help_text("zh") and "够级" in help_text("zh")
     assert "(对头)" in help_text("en")
+
+
+def test_nobody_is_named_while_a_burn_claim_is_asked() -> None:
+    """§7: only a player able to beat the 够级 play is asked to burn; the table and the other
+    players' prompts must not show who is being asked."""
+    from renderers import render_table
+
+    asked = [
+        dataclasses.replace(sample_view(), asked=A.ASK_BURN, to_act=s, burning=None)
+        for s in (0, 1, 3)
+    ]
+    images = {render_table(v, NAMES, "zh") for v in asked}
+    assert len(images) == 1
+    for v in asked:
+        for me in range(6):
+            if me != v.to_act:
+                text = prompt_text(dataclasses.replace(v, seat=me), "zh", NAMES)
+                assert not any(n in text for n in NAMES), text
+    answer = dataclasses.replace(asked[1], asked=A.ASK_ANSWER)
+    assert "Alice" in prompt_text(dataclasses.replace(answer, seat=0), "zh", NAMES)
