@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.actions import ASK_ANSWER
 from engine.ai import decide
 from engine.cards import RANK_CHARS, TWO, parse
 from engine.match import Match
@@ -32,7 +33,7 @@ from .table_image import render_table
 SAMPLE_HAND = "BBS22AAKKKQQJJJT99988877766655544433"  # 36 cards
 SAMPLE_NAMES = ("老王", "Alice", "小李", "Bob", "张三丰", "<b>Eve</b>")  # the bench: mixed, hostile
 GAME_NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")  # the README's samples
-SAMPLE_SEED = 19  # a game with a burn, a 反烧, a 闷, 开点 and tributes owed
+SAMPLE_SEED = 21  # a game with a burn, a 解烧, a 闷, 开点 and tributes owed
 
 
 def sample_view() -> SeatView:
@@ -122,7 +123,8 @@ def bench(runs: int = 200) -> dict[str, float | int]:
 
 def sample_game(seed: int = SAMPLE_SEED) -> tuple[str, SeatView, SeatView, tuple[int, int]]:
     """A seeded real game of six normal AI players (standard rules): the first leader's hand as
-    dealt, the table when its first burn is being answered (else its last position with a top),
+    dealt, the table when a player is first asked to answer a burn (else its last position with a
+    top),
     the final view and the match score."""
     rng = random.Random(seed)
     match = Match(STANDARD, rng)
@@ -135,7 +137,8 @@ def sample_game(seed: int = SAMPLE_SEED) -> tuple[str, SeatView, SeatView, tuple
         view = match.view(None)
         if view.top is not None and view.phase == "play":
             fallback = view
-            if table is None and view.burning is not None and view.top.burn:
+            burn = view.burning is not None and view.top.burn
+            if table is None and burn and view.asked == ASK_ANSWER:
                 table = view
         match.apply(decide(match, ask[0], "normal", rng).action)
     assert fallback is not None
