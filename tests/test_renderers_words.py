@@ -11,6 +11,7 @@ from engine.events import DEAL_EVENTS, PLAY_EVENTS, Event
 from engine.rules import CASUAL, PRESETS, QINGDAO, STANDARD
 from engine.view import Debt
 from renderers import (
+    Catalog,
     card_text,
     describe_event,
     describe_events,
@@ -230,3 +231,60 @@ def test_nobody_is_named_while_a_burn_claim_is_asked() -> None:
                 assert not any(n in text for n in NAMES), text
     answer = dataclasses.replace(asked[1], asked=A.ASK_ANSWER)
     assert "Alice" in prompt_text(dataclasses.replace(answer, seat=0), "zh", NAMES)
+
+
+def test_help_gets_gouji_right_and_explains_the_terms() -> None:
+    """RULES.md §4: 22888 is five 8s, not 够级; 开点, 憋3 and 闷 each explained in one line."""
+    zh, en = help_text("zh"), help_text("en")
+    assert "3个8+2个2只是5个8，不够级" in zh and "just five 8s: not gouji" in en
+    for term in ("开点", "憋3", "闷"):
+        assert sum(line.startswith(f"• <b>{term}</b>") for line in zh.splitlines()) == 1, term
+    for term in ("Opening", "Hold your 3s", "Smothered"):
+        assert sum(line.startswith(f"• <b>{term}</b>") for line in en.splitlines()) == 1, term
+
+
+def test_the_tables_words() -> None:
+    """The players' terms (seeds/), not translationese."""
+    zh, en = Catalog.load("zh").messages, Catalog.load("en").messages
+    everything_zh, everything_en = "".join(zh.values()), "".join(en.values())
+    for wrong in ("立住", "赢得这一轮", "断言", "A队", "B队", "交"):
+        assert wrong not in everything_zh, wrong
+    for wrong in (
+        "card(s)",
+        "burned out",
+        "takes the wind",
+        "Team A",
+        "rank tribute",
+        "point trib",
+    ):
+        assert wrong not in everything_en, wrong
+    assert "活了" in zh["ev.trick_won"] and "宣称" in zh["ev.declared"]
+    assert "吹牛上税" in zh["ask.declare"] and "够死级三把才开点" in zh["ev.yaotou.yaotou"]
+    assert zh["ev.burn_break"].startswith("🧯 {name} 要下对头 {burner} 的烧牌")
+    assert (
+        "联邦之间免落贡" in zh["rules.waive_team_tribute.on"]
+        and "只进落贡" in zh["rules.tribute.luo"]
+    )
+    assert zh["ask.last"] == "你让了牌，别人都过了：管不管 <b>{cards}</b>？"
+    assert rules_text(QINGDAO, "zh").startswith("📜 <b>本桌规则</b>：青岛打法\n")
+    assert "completes the burn</b> (烧成)" in (
+        describe_event(SAMPLES["burn_success"], NAMES, "en") or ""
+    )
+    assert "gets the lead</b> (接风)" in (describe_event(SAMPLES["wind"], NAMES, "en") or "")
+    assert "matching card" in en["refuse.cannot_beat"] and "dead gouji [够死级]" in en["ask.yaotou"]
+    assert en["tribute.luo"] == "loser's tribute [落贡]" and en["tribute.dian"].startswith(
+        "opening"
+    )
+
+
+def test_burn_prompts_split_into_break_and_counter() -> None:
+    """§7: the burner's 对头 is asked to 解烧, anyone else to 反烧."""
+    base = dataclasses.replace(
+        sample_view(), to_act=5, asked=A.ASK_ANSWER, hand="BB", burning=2, headless=(False,) * 6
+    )
+    facing = prompt_text(dataclasses.replace(base, seat=5), "zh", NAMES)
+    assert "解烧" in facing and "反烧" not in facing and "对头 小李" in facing
+    other = prompt_text(dataclasses.replace(base, seat=5, burning=1), "zh", NAMES)
+    assert "反烧" in other and "解烧" not in other
+    headless = dataclasses.replace(base, seat=5, burning=1, headless=(False,) * 5 + (True,))
+    assert "解烧" in prompt_text(headless, "zh", NAMES)  # §12: a 无头 player breaks a burn
