@@ -17,7 +17,7 @@ from engine.view import FAILED, REVOLTED, SMOTHERED, SeatView, opposite, team
 
 from .event_fields import declined_burn, flag, kind, num, seat, text
 from .i18n import Catalog, fit_message, lang_or_default
-from .terms import card_text, rank_name, seat_name, team_names, tribute_name
+from .terms import card_text, hand_text, rank_name, seat_name, team_names, tribute_name
 
 SILENT_EVENTS: frozenset[str] = frozenset()
 SAID_AS = {"auto_pass": "pass"}  # an automatic pass reads like any pass
@@ -36,7 +36,12 @@ class _Writer:
         return seat_name(seat, self.names, self.lang)
 
     def cards(self, notation: str) -> str:
+        """A play, as counted: ``4个8+2``."""
         return card_text(notation, self.lang)
+
+    def hand(self, notation: str) -> str:
+        """Cards that are not one play (tribute): ``2个大王、2``."""
+        return hand_text(notation, self.lang)
 
     def team(self, side: int) -> str:
         return team_names(side, self.names, self.lang)
@@ -91,16 +96,16 @@ class _Writer:
             }
             if not cards:
                 return self.line("ev.tribute_paid.none", **params)
-            return self.line("ev.tribute_paid", cards=self.cards(cards), **params)
+            return self.line("ev.tribute_paid", cards=self.hand(cards), **params)
         if kind_ == "tribute_returned":
-            cards = self.cards(text(ev, "cards"))
+            cards = self.hand(text(ev, "cards"))
             return self.line(
                 "ev.tribute_returned", name=name, to=self.name(num(ev, "to")), cards=cards
             )
         if kind_ == "bought_three":
             giver = self.name(num(ev, "from"))
             return self.line(
-                "ev.bought_three", name=name, giver=giver, paid=self.cards(text(ev, "paid"))
+                "ev.bought_three", name=name, giver=giver, paid=self.hand(text(ev, "paid"))
             )
         if kind_ == "given_three":
             return self.line("ev.given_three", name=name, giver=self.name(num(ev, "from")))
