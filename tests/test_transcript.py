@@ -239,3 +239,32 @@ def test_english_line() -> None:
         "Li four 8s → Zhang three 9s + a 2 → Uncle Wang yields (让牌) → Uncle Wang four 10s ✅"
         " 🎯 opens (开点)"
     )
+
+
+@pytest.mark.parametrize("preset", ["standard", "qingdao", "casual"])
+def test_random_matches(preset: str) -> None:
+    """Seeded matches of easy AI players (random legal moves: 革命, 要头, 流局, odd burns): every
+    line well formed, the whole match rebuilt the same from its events."""
+    from engine.rules import Rules
+
+    for seed in range(8):
+        rng = random.Random(seed)
+        match = Match(Rules.preset_named(preset), rng)
+        live = Transcript(NAMES, "en" if seed % 2 else "zh")
+        batches: list[list[Event]] = []
+        for _ in range(2):
+            batches.append(match.new_game())
+            live.feed(batches[-1])
+            while (ask := match.asked()) is not None:
+                batches.append(match.apply(decide(match, ask[0], "easy", rng).action))
+                live.feed(batches[-1])
+                shown = live.current()
+                assert shown is None or (shown and "{" not in shown and len(shown) <= MAX_MESSAGE)
+        lines = live.take_finished()
+        assert sum("🏆" in line for line in lines) == 2
+        for line in lines:
+            assert line and "{" not in line and "[" not in line and len(line) <= MAX_MESSAGE
+            assert "None" not in line and "?" not in plain(line)
+        again = Transcript(NAMES, "en" if seed % 2 else "zh")
+        again.feed([e for b in batches for e in b])
+        assert again.take_finished() == lines
