@@ -144,16 +144,20 @@ def _panel(
         outline=TEAM_COLOR[side],
         width=6,
     )
-    # line 1: the name, in the 联邦's colour
-    name = player_label(seat, names, lang, 40, PANEL_W - 36)
+    # line 1: the name, in the 联邦's colour, and the rank once ranked
+    rank = view.ranks[seat] if seat < len(view.ranks) else None
+    room = PANEL_W - 36
+    if rank is not None:
+        label = t(lang, f"img.rank.{rank}")
+        w = pill_width(label)
+        pill(draw, x1 - 14 - w, y0 + 40, label, rank_fill(rank), limit=(x0, y0, x1, y1))
+        room -= w + 12
+    name = player_label(seat, names, lang, 40, room)
     draw_text(draw, (x0 + 18, y0 + 40), name, 40, TEAM_COLOR[side], anchor="lm")
     # lines 2 and 3: the card count, then labels, flowing; a label that does not fit is left out
     tags: list[tuple[str, Color, Color]] = []
     if turn:
         tags.append((t(lang, "img.to_act"), TURN, TURN_INK))
-    rank = view.ranks[seat] if seat < len(view.ranks) else None
-    if rank is not None:
-        tags.append((t(lang, f"img.rank.{rank}"), rank_fill(rank), WHITE))
     if status == FAILED:
         tags.append((t(lang, "img.failed"), FAIL_FILL, WHITE))
     elif status in (REVOLTED, SMOTHERED):

@@ -117,6 +117,11 @@ def test_table_keeps_its_labels(lang: str) -> None:
     for key in ("img.to_act", "img.rank.1", "img.opened", "img.burning", "img.passed"):
         assert t(lang, key) in texts, key
     assert "img.facing" not in texts and t(lang, "img.cards", n=14) in texts
+    log, _ = drawn(lambda: render_table(_views()["statuses"], LONG, lang))  # type: ignore[arg-type]
+    texts_list = [d.text for d in log]
+    for key in ("img.smothered", "img.failed", "img.revolted", "img.rank.1", "img.rank.6"):
+        assert t(lang, key) in texts_list, key
+    assert texts_list.count(t(lang, "img.opened")) == 6
     four_way = dataclasses.replace(sample_view(), phase="four_way", headless=(True,) * 6)
     texts = {d.text for d in drawn(lambda: render_table(four_way, NAMES, lang))[0]}
     assert t(lang, "img.headless") not in texts and t(lang, "img.four_way") in texts
