@@ -34,8 +34,8 @@ from telegram.ext import (
 from renderers import help_text, rules_text, t
 
 from . import storage as S
-from .service import Config, Service, UserInfo
 from .sender import Sender, markup
+from .service import Config, Service, UserInfo
 from .settings_menu import settings_out, settings_press
 
 log = logging.getLogger("gouji.app")
@@ -166,7 +166,9 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     rt = _rt(context)
     lang = await _chat_lang(rt, chat, user)
     table = rt.service.table_at(chat.id, thread)
-    settings = table.st.settings if table is not None else await rt.service.chat_settings(chat.id, rt.lang)
+    settings = (
+        table.st.settings if table is not None else await rt.service.chat_settings(chat.id, rt.lang)
+    )
     rt.service.reply(chat.id, thread, rules_text(settings.rules(), lang))
 
 
@@ -333,7 +335,11 @@ async def _set_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ]
         lc = code if code != "zh" else None  # the default list is Chinese
         try:
-            await app.bot.set_my_commands(cmds, scope=BotCommandScopeAllGroupChats(), language_code=lc)
-            await app.bot.set_my_commands(private, scope=BotCommandScopeAllPrivateChats(), language_code=lc)
+            await app.bot.set_my_commands(
+                cmds, scope=BotCommandScopeAllGroupChats(), language_code=lc
+            )
+            await app.bot.set_my_commands(
+                private, scope=BotCommandScopeAllPrivateChats(), language_code=lc
+            )
         except Exception as e:
             log.warning("could not register commands: %s", type(e).__name__)

@@ -31,9 +31,7 @@ GROUP_ID = -1001234
 
 
 def game_over(api: LocalBotApi, group: SimGroup) -> bool:
-    return any(
-        op_of(b.callback_data) == "N" for m in api.messages(group.id) for b in m.buttons
-    )
+    return any(op_of(b.callback_data) == "N" for m in api.messages(group.id) for b in m.buttons)
 
 
 async def play_one_game(
@@ -62,7 +60,9 @@ def _preset_is(api: LocalBotApi, group: SimGroup, preset: str, lang: str) -> boo
     from renderers import t
 
     label = t(lang, f"bot.preset.{preset}")
-    return any(label in b.text for b in lobby_message(api, group).buttons if op_of(b.callback_data) == "P")
+    return any(
+        label in b.text for b in lobby_message(api, group).buttons if op_of(b.callback_data) == "P"
+    )
 
 
 def figures(api: LocalBotApi, actions: int, group_id: int) -> dict[str, Any]:
@@ -76,7 +76,9 @@ def figures(api: LocalBotApi, actions: int, group_id: int) -> dict[str, Any]:
         "actions": actions,
         "api_calls": total,
         "api_calls_per_action": round(total / max(actions, 1), 2),
-        "per_method_per_action": {m: round(n / max(actions, 1), 3) for m, n in counts.most_common()},
+        "per_method_per_action": {
+            m: round(n / max(actions, 1), 3) for m, n in counts.most_common()
+        },
         "press_to_first_call_ms_median": round(statistics.median(lat) * 1000, 1) if lat else None,
         "press_to_first_call_ms_p95": round(p95 * 1000, 1),
         "group_messages": len(api.messages(group_id)),

@@ -109,7 +109,13 @@ def hand_keyboard(
     for i in range(0, len(ranks), PER_ROW):
         rows.append(
             [
-                _b(rank_label(r, hand[r], selection[r], lang), "h", table, version, f"r{RANK_CHARS[r]}")
+                _b(
+                    rank_label(r, hand[r], selection[r], lang),
+                    "h",
+                    table,
+                    version,
+                    f"r{RANK_CHARS[r]}",
+                )
                 for r in ranks[i : i + PER_ROW]
             ]
         )
@@ -128,7 +134,9 @@ def hand_keyboard(
     if legal.can_yield:
         last.append(_b(button_text("yield", lang), "h", table, version, "y"))
     last.append(_b(button_text("hint", lang), "h", table, version, "i"))
-    last.append(_b(t(lang, "bot.btn.auto_off" if auto else "bot.btn.auto"), "h", table, version, "a"))
+    last.append(
+        _b(t(lang, "bot.btn.auto_off" if auto else "bot.btn.auto"), "h", table, version, "a")
+    )
     rows.append(last)
     return rows
 
@@ -166,7 +174,13 @@ def deal_keyboard(
     for i in range(0, len(ranks), PER_ROW):
         rows.append(
             [
-                _b(rank_label(r, hand[r], selection[r], lang), "h", table, version, f"t{RANK_CHARS[r]}")
+                _b(
+                    rank_label(r, hand[r], selection[r], lang),
+                    "h",
+                    table,
+                    version,
+                    f"t{RANK_CHARS[r]}",
+                )
                 for r in ranks[i : i + PER_ROW]
             ]
         )
@@ -221,14 +235,26 @@ def lobby_keyboard(
     names = list(PRESETS)
     rows.append(
         [
-            _b(t(lang, "bot.btn.preset", preset=t(lang, f"bot.preset.{preset}")), "l", table, version, "P"),
+            _b(
+                t(lang, "bot.btn.preset", preset=t(lang, f"bot.preset.{preset}")),
+                "l",
+                table,
+                version,
+                "P",
+            ),
             _b(t(lang, "bot.btn.rules"), "l", table, version, "R"),
         ]
     )
     assert preset in names
     rows.append(
         [
-            _b(t(lang, "bot.btn.ai_level", level=t(lang, f"bot.level.{ai_level}")), "l", table, version, "A"),
+            _b(
+                t(lang, "bot.btn.ai_level", level=t(lang, f"bot.level.{ai_level}")),
+                "l",
+                table,
+                version,
+                "A",
+            ),
             _b(t(lang, "bot.btn.fill_ai"), "l", table, version, "F"),
         ]
     )

@@ -110,7 +110,8 @@ class Sender:
             if chat.worker is not None and not chat.worker.done():
                 chat.worker.cancel()
         await asyncio.gather(
-            *(c.worker for c in self._chats.values() if c.worker is not None), return_exceptions=True
+            *(c.worker for c in self._chats.values() if c.worker is not None),
+            return_exceptions=True,
         )
 
     def pending(self) -> int:
@@ -231,7 +232,9 @@ class Sender:
             if "not modified" in e.message:
                 done = True
             else:
-                log.info("edit of a message in chat %d failed (%s): sending anew", out.chat_id, e.message)
+                log.info(
+                    "edit of a message in chat %d failed (%s): sending anew", out.chat_id, e.message
+                )
                 return False
         if done is None:
             return True  # the chat is gone (blocked, kicked): nothing more to do

@@ -118,8 +118,12 @@ class Service:
                 link = self.deep_link(table.id, seat)
                 await self._save(table)
                 self.sender.post(
-                    Out(table.chat_id, t(table.lang, "bot.dm_lost", name=table.mention(seat), link=link),
-                        None, table.thread_id)
+                    Out(
+                        table.chat_id,
+                        t(table.lang, "bot.dm_lost", name=table.mention(seat), link=link),
+                        None,
+                        table.thread_id,
+                    )
                 )
                 self._schedule(table)
 
@@ -132,7 +136,13 @@ class Service:
         state = table.st.to_json()
         state["lobby_ver"] = table.lobby_ver
         return S.TableRow(
-            table.id, table.chat_id, table.thread_id, table.status, table.opener, state, table.version
+            table.id,
+            table.chat_id,
+            table.thread_id,
+            table.status,
+            table.opener,
+            state,
+            table.version,
         )
 
     async def _save(self, table: Table, entries: list[str] | None = None) -> None:
@@ -250,7 +260,9 @@ class Service:
             seat = next((i for i in free if seats[i] is None), free[0])
         current = seats[seat]
         if current is not None and current.human:
-            return Answer(t(lang, "bot.taken" if current.user != user.id else "bot.seated", n=seat + 1))
+            return Answer(
+                t(lang, "bot.taken" if current.user != user.id else "bot.seated", n=seat + 1)
+            )
         if mine is not None:
             seats[mine] = None
         seats[seat] = Seat(user.name, user.id, lang=user.lang or row.lang)
@@ -269,7 +281,12 @@ class Service:
             self.sender.post(table.lobby_out())
         if ans.url:
             self.sender.post(
-                Out(chat_id, t(table.lang, "bot.start_me", name=user.name, link=ans.url), None, thread_id)
+                Out(
+                    chat_id,
+                    t(table.lang, "bot.start_me", name=user.name, link=ans.url),
+                    None,
+                    thread_id,
+                )
             )
 
     async def leave(self, chat_id: int, thread_id: int | None, user: UserInfo) -> None:
@@ -322,8 +339,12 @@ class Service:
                     s.timeouts = 0
                     await self._save(table)
                     self.sender.post(
-                        Out(table.chat_id, t(table.lang, "bot.back", name=table.mention(mine)), None,
-                            table.thread_id)
+                        Out(
+                            table.chat_id,
+                            t(table.lang, "bot.back", name=table.mention(mine)),
+                            None,
+                            table.thread_id,
+                        )
                     )
                 out = table.hand_out(mine)
                 if out is not None:
@@ -378,7 +399,9 @@ class Service:
             st.seats[seat] = None
             ans = Answer(t(lang, "bot.left"))
         elif op == "R":
-            self.sender.post(Out(table.chat_id, rules_text(st.settings.rules(), lang), None, table.thread_id))
+            self.sender.post(
+                Out(table.chat_id, rules_text(st.settings.rules(), lang), None, table.thread_id)
+            )
             return Answer()
         elif op in ("P", "A", "F", "G", "C"):
             if user.id != table.opener and not await is_admin(user.id):
@@ -400,7 +423,9 @@ class Service:
                 return await self._start(table)
             elif op == "C":
                 st.countdown = time.time() + self.cfg.countdown_s
-                self.timers.schedule(f"countdown:{table.id}", self.cfg.countdown_s, self._countdown_job(table.id))
+                self.timers.schedule(
+                    f"countdown:{table.id}", self.cfg.countdown_s, self._countdown_job(table.id)
+                )
                 ans = Answer(t(lang, "bot.countdown_set", s=int(self.cfg.countdown_s)))
         else:
             return Answer(t(lang, "bot.bad_button"))
@@ -484,8 +509,17 @@ class Service:
             await self._save(table)
             self._post_hand(table, seat)
             self.sender.post(
-                Out(table.chat_id, t(table.lang, "bot.auto_on" if s.auto else "bot.auto_off",
-                                     name=table.name(seat)), None, table.thread_id, silent=True)
+                Out(
+                    table.chat_id,
+                    t(
+                        table.lang,
+                        "bot.auto_on" if s.auto else "bot.auto_off",
+                        name=table.name(seat),
+                    ),
+                    None,
+                    table.thread_id,
+                    silent=True,
+                )
             )
             self._schedule(table)
             return Answer(t(lang, "bot.auto_on_me" if s.auto else "bot.auto_off_me"))
@@ -528,7 +562,10 @@ class Service:
             if legal.ask == Ask.RETURN:
                 action = option_for(legal, sel)
                 if action is None:
-                    return Answer(t(lang, "bot.pick_return", n=view.returning[1] if view.returning else 0), alert=True)
+                    return Answer(
+                        t(lang, "bot.pick_return", n=view.returning[1] if view.returning else 0),
+                        alert=True,
+                    )
             else:
                 action = Action(seat, Do.PLAY, fmt(sel))
         elif op[0] == "q" and op[1:].isdigit():
@@ -586,7 +623,9 @@ class Service:
         self._schedule(table)
         return events
 
-    def _show(self, table: Table, events: list[Event], actor: int | None, everyone: bool = False) -> None:
+    def _show(
+        self, table: Table, events: list[Event], actor: int | None, everyone: bool = False
+    ) -> None:
         """Post what the new events change: cheers, the log, the table, the DMs concerned."""
         m = table.match
         assert m is not None
@@ -609,10 +648,16 @@ class Service:
                 table.st.log_page += 1
             self.sender.post(table.log_out(table.lines))
         self.sender.post(table.table_out())
-        if m.setup is not None and m.game is None or any(e.type == EventType.LEADER for e in events):
+        if (m.setup is not None and m.game is None) or any(
+            e.type == EventType.LEADER for e in events
+        ):
             everyone = True  # deal phase: tribute and 买3 move cards between hands
         ask = m.asked()
-        seats = set(range(6)) if everyone else {s for s in (actor, ask[0] if ask else None) if s is not None}
+        seats = (
+            set(range(6))
+            if everyone
+            else {s for s in (actor, ask[0] if ask else None) if s is not None}
+        )
         for seat in sorted(seats):
             out = table.hand_out(seat)
             if out is not None:
@@ -624,7 +669,9 @@ class Service:
         for out in table.game_over_outs():
             self.sender.post(out)
         if table.st.stored_games < m.number:
-            await self.storage.save_game(table.id, table.chat_id, m.number, m.game.record().to_json())
+            await self.storage.save_game(
+                table.id, table.chat_id, m.number, m.game.record().to_json()
+            )
             table.st.stored_games = m.number
             await self._save(table)
 
@@ -646,7 +693,9 @@ class Service:
             turn = self.cfg.turn_s if self.cfg.turn_s is not None else table.st.settings.turn_s
             self.timers.schedule(name, float(turn), self._step_job(table.id, version, timeout=True))
 
-    def _step_job(self, table_id: int, version: int, timeout: bool = False) -> Callable[[], Awaitable[None]]:
+    def _step_job(
+        self, table_id: int, version: int, timeout: bool = False
+    ) -> Callable[[], Awaitable[None]]:
         async def job() -> None:
             table = self.tables.get(table_id)
             if table is None:
@@ -712,7 +761,12 @@ class Service:
         if s.timeouts >= table.st.settings.afk:
             s.auto = True  # the AFK ladder: repeated timeouts hand the seat to the AI (托管)
             self.sender.post(
-                Out(table.chat_id, t(table.lang, "bot.afk", name=table.mention(seat)), None, table.thread_id)
+                Out(
+                    table.chat_id,
+                    t(table.lang, "bot.afk", name=table.mention(seat)),
+                    None,
+                    table.thread_id,
+                )
             )
         await self._act(table, action, note=note)
 
@@ -770,9 +824,19 @@ class Service:
                     self.sender.post(table.lobby_out())
                     if table.st.countdown is not None:
                         left = max(0.0, table.st.countdown - time.time())
-                        self.timers.schedule(f"countdown:{table.id}", left, self._countdown_job(table.id))
+                        self.timers.schedule(
+                            f"countdown:{table.id}", left, self._countdown_job(table.id)
+                        )
                     continue
-                self.sender.post(Out(table.chat_id, t(table.lang, "bot.resumed"), None, table.thread_id, silent=True))
+                self.sender.post(
+                    Out(
+                        table.chat_id,
+                        t(table.lang, "bot.resumed"),
+                        None,
+                        table.thread_id,
+                        silent=True,
+                    )
+                )
                 self.sender.post(table.log_out(table.lines))
                 self.sender.post(table.table_out())
                 ask = table.match.asked() if table.match else None

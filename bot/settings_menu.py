@@ -60,7 +60,11 @@ def settings_keyboard(settings: ChatSettings) -> Keyboard:
     lang = settings.lang
     rules = settings.rules()
     rows: Keyboard = [
-        [Button(t(lang, "bot.btn.preset", preset=t(lang, f"bot.preset.{settings.preset}")), _cb("p"))]
+        [
+            Button(
+                t(lang, "bot.btn.preset", preset=t(lang, f"bot.preset.{settings.preset}")), _cb("p")
+            )
+        ]
     ]
     row: list[Button] = []
     for i, (name, value) in enumerate(rules.switches().items()):
@@ -73,19 +77,27 @@ def settings_keyboard(settings: ChatSettings) -> Keyboard:
     rows.append(
         [
             Button(t(lang, "bot.btn.turn", s=settings.turn_s), _cb("t")),
-            Button(t(lang, "bot.btn.ai_level", level=t(lang, f"bot.level.{settings.ai_level}")), _cb("a")),
+            Button(
+                t(lang, "bot.btn.ai_level", level=t(lang, f"bot.level.{settings.ai_level}")),
+                _cb("a"),
+            ),
         ]
     )
     rows.append(
         [
             Button("🌐 " + t(lang, "lang.name"), _cb("l")),
-            Button(t(lang, "bot.btn.image", v=t(lang, "bot.on" if settings.image else "bot.off")), _cb("i")),
+            Button(
+                t(lang, "bot.btn.image", v=t(lang, "bot.on" if settings.image else "bot.off")),
+                _cb("i"),
+            ),
         ]
     )
     return rows
 
 
-def settings_out(chat_id: int, thread_id: int | None, settings: ChatSettings, version: int = 0) -> Out:
+def settings_out(
+    chat_id: int, thread_id: int | None, settings: ChatSettings, version: int = 0
+) -> Out:
     return Out(chat_id, settings_text(settings), settings_keyboard(settings), thread_id)
 
 
@@ -93,12 +105,16 @@ def change(settings: ChatSettings, op: str) -> ChatSettings | None:
     """The settings after one button, or None for a button that is not ours."""
     if op == "p":
         names = list(PRESETS)
-        return replace(settings, preset=names[(names.index(settings.preset) + 1) % len(names)], switches={})
+        return replace(
+            settings, preset=names[(names.index(settings.preset) + 1) % len(names)], switches={}
+        )
     if op == "t":
         i = TURN_SECONDS.index(settings.turn_s) if settings.turn_s in TURN_SECONDS else 0
         return replace(settings, turn_s=TURN_SECONDS[(i + 1) % len(TURN_SECONDS)])
     if op == "a":
-        return replace(settings, ai_level=LEVELS[(LEVELS.index(settings.ai_level) + 1) % len(LEVELS)])
+        return replace(
+            settings, ai_level=LEVELS[(LEVELS.index(settings.ai_level) + 1) % len(LEVELS)]
+        )
     if op == "l":
         return replace(settings, lang="en" if settings.lang == "zh" else "zh")
     if op == "i":

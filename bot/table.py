@@ -146,7 +146,12 @@ class Table:
             lines.append(t(lang, "bot.table.deciding", name=self.mention(view.to_act)))
         if view.top is not None:
             lines.append(
-                t(lang, "bot.table.top", name=self.name(view.top.seat), cards=card_text(view.top.cards, lang))
+                t(
+                    lang,
+                    "bot.table.top",
+                    name=self.name(view.top.seat),
+                    cards=card_text(view.top.cards, lang),
+                )
             )
         if view.burning is not None:
             lines.append(t(lang, "bot.table.burning", name=self.name(view.burning)))
@@ -163,14 +168,18 @@ class Table:
             lines.append(current)
         if self.note:
             lines.append(self.note)
-        text = _fit("\n".join(lines) or "…", CAPTION_LIMIT if self.st.settings.image else MAX_MESSAGE)
+        text = _fit(
+            "\n".join(lines) or "…", CAPTION_LIMIT if self.st.settings.image else MAX_MESSAGE
+        )
         names = self.names()
         photo = None
         key = ""
         if self.st.settings.image:
             photo = lambda: render_table(view, names, lang)  # noqa: E731 - rendered when sent
             key = f"v{view.version}"
-        return Out(self.chat_id, text, None, self.thread_id, (self.id, "table"), photo, key, silent=True)
+        return Out(
+            self.chat_id, text, None, self.thread_id, (self.id, "table"), photo, key, silent=True
+        )
 
     def log_out(self, lines: Sequence[str]) -> Out:
         """The running log message: finished trick lines from ``log_first`` on."""
@@ -215,9 +224,7 @@ class Table:
         asked = view.to_act == seat and not m.over
         legal = m.choices(seat)
         lines = [t(lang, "bot.hand.title", game=view.number, name=html.escape(s.name[:32]))]
-        if asked and not s.auto:
-            lines.append(prompt_text(view, lang, names))
-        elif view.phase == Phase.OVER:
+        if (asked and not s.auto) or view.phase == Phase.OVER:
             lines.append(prompt_text(view, lang, names))
         else:
             if view.to_act is not None:
@@ -250,7 +257,9 @@ class Table:
                     self.id, m.version, legal, hand, sel, self.selection_ok(seat), False, lang
                 )
             else:
-                kb = deal_keyboard(self.id, m.version, legal, hand, sel, self.returnable(legal), lang)
+                kb = deal_keyboard(
+                    self.id, m.version, legal, hand, sel, self.returnable(legal), lang
+                )
         elif view.phase != Phase.OVER:
             kb = waiting_keyboard(self.id, m.version, s.auto, lang)
         return Out(

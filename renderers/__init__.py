@@ -4,26 +4,30 @@ No Telegram imports and no I/O beyond reading the project's own ``data/`` (catal
 each read once and cached.
 """
 
-from .announce import SILENT_EVENTS, describe_event, describe_events, game_over_text
+from .announce import SAID_AS, SILENT_EVENTS, describe_event, describe_events, game_over_text
 from .guide import help_text, rules_text
 from .hand_image import render_hand
 from .i18n import DEFAULT_LANG, LANGS, Catalog, t
 from .prompts import BUTTONS, button_text, hint_text, prompt_text, refusal_text
 from .result_image import render_game_over
 from .table_image import render_table
-from .terms import card_text, rank_name, seat_name, tribute_name
+from .terms import card_text, hand_text, rank_name, seat_name, team_names, tribute_name
+from .transcript import Transcript
 
 __all__ = [
     "BUTTONS",
     "DEFAULT_LANG",
     "LANGS",
+    "SAID_AS",
     "SILENT_EVENTS",
     "Catalog",
+    "Transcript",
     "button_text",
     "card_text",
     "describe_event",
     "describe_events",
     "game_over_text",
+    "hand_text",
     "help_text",
     "hint_text",
     "prompt_text",
@@ -35,5 +39,6 @@ __all__ = [
     "rules_text",
     "seat_name",
     "t",
+    "team_names",
     "tribute_name",
 ]

@@ -1,19 +1,26 @@
 """``python -m renderers bench | samples [DIR] | subset-font [FONT]``.
 
 ``bench`` renders a 36-card hand and a table many times and prints, as its last line, JSON with
-the median times (ms) and sizes (bytes). ``samples`` writes ``hand.png``, ``table.png`` and
-``game_over.png`` (default ``data/samples/``). ``subset-font`` remakes the shipped CJK font.
+the median times (ms) and sizes (bytes). ``samples [DIR] [SEED]`` plays a seeded game of six AI
+players and writes, from it, ``hand.png`` (the first leader's hand as dealt, its largest group
+selected), ``table.png`` (the
+table during its first burn) and ``game_over.png`` (default ``data/samples/``, seed
+``SAMPLE_SEED``). ``subset-font`` remakes the shipped CJK font.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.ai import decide
+from engine.cards import RANK_CHARS, TWO, parse
+from engine.match import Match
 from engine.rules import STANDARD
 from engine.view import Debt, SeatView, TopView
 from engine.vocab import Ask, Phase, Status, TributeKind
@@ -24,7 +31,9 @@ from .result_image import render_game_over
 from .table_image import render_table
 
 SAMPLE_HAND = "BBS22AAKKKQQJJJT99988877766655544433"  # 36 cards
-SAMPLE_NAMES = ("老王", "Alice", "小李", "Bob", "张三丰", "<b>Eve</b>")
+SAMPLE_NAMES = ("老王", "Alice", "小李", "Bob", "张三丰", "<b>Eve</b>")  # the bench: mixed, hostile
+GAME_NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")  # the README's samples
+SAMPLE_SEED = 21  # a game with a burn, a 解烧, a 闷, 开点 and tributes owed
 
 
 def sample_view() -> SeatView:
@@ -126,14 +135,39 @@ def bench(runs: int = 200) -> dict[str, float | int]:
     }
 
 
-def samples(out: Path) -> None:
+def sample_game(seed: int = SAMPLE_SEED) -> tuple[str, SeatView, SeatView, tuple[int, int]]:
+    """A seeded real game of six normal AI players (standard rules): the first leader's hand as
+    dealt, the table when a player is first asked to answer a burn (else its last position with a
+    top),
+    the final view and the match score."""
+    rng = random.Random(seed)
+    match = Match(STANDARD, seed=seed)
+    match.new_game()
+    ask = match.asked()
+    hand = match.view(ask[0] if ask else 0).hand or ""
+    table: SeatView | None = None
+    fallback: SeatView | None = None
+    while (ask := match.asked()) is not None:
+        view = match.view(None)
+        if view.top is not None and view.phase == "play":
+            fallback = view
+            burn = view.burning is not None and view.top.burn
+            if table is None and burn and view.asked == Ask.ANSWER:
+                table = view
+        match.apply(decide(match, ask[0], "normal", rng).action)
+    assert fallback is not None
+    return hand, table or fallback, match.view(None), (match.totals[0], match.totals[1])
+
+
+def samples(out: Path, seed: int = SAMPLE_SEED) -> None:
+    hand, table, over, totals = sample_game(seed)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "hand.png").write_bytes(render_hand(SAMPLE_HAND, "KKK"))
-    (out / "table.png").write_bytes(render_table(sample_view(), SAMPLE_NAMES))
-    (out / "game_over.png").write_bytes(
-        render_game_over(sample_over(), SAMPLE_NAMES, match_score=(20, 8))
-    )
-    print(f"wrote {out}/hand.png, table.png, game_over.png")
+    counts = parse(hand)
+    group = max(range(TWO), key=lambda r: (counts[r], r))  # the largest plain group, selected
+    (out / "hand.png").write_bytes(render_hand(hand, RANK_CHARS[group] * counts[group]))
+    (out / "table.png").write_bytes(render_table(table, GAME_NAMES))
+    (out / "game_over.png").write_bytes(render_game_over(over, GAME_NAMES, match_score=totals))
+    print(f"wrote {out}/hand.png, table.png, game_over.png (seed {seed})")
 
 
 def main(argv: list[str]) -> int:
@@ -144,7 +178,8 @@ def main(argv: list[str]) -> int:
         print(json.dumps(bench(runs)))
         return 0
     if command == "samples":
-        samples(Path(argv[1]) if len(argv) > 1 else DATA_DIR / "samples")
+        out = Path(argv[1]) if len(argv) > 1 else DATA_DIR / "samples"
+        samples(out, int(argv[2]) if len(argv) > 2 else SAMPLE_SEED)
         return 0
     if command == "subset-font":
         from .fontsubset import main as subset_main

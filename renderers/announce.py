@@ -1,8 +1,11 @@
 """Group-chat announcements of engine events (RECORDS.md "events", engine/events.py).
 
 Every event type of ``PLAY_EVENTS`` and ``DEAL_EVENTS`` has an announcement; ``SILENT_EVENTS``
-lists the types deliberately not announced (none at present: a pass is one short line, and runs of
-``auto_pass`` fold into one line in :func:`describe_events`).
+lists the types deliberately not announced (none at present), ``SAID_AS`` the types announced with
+another type's words. Nothing said to the group tells who could have beaten a play (§7): a
+declined burn claim is silent and an automatic pass reads as a pass, runs of passes folding into
+one line. The group's running account of a game is :class:`renderers.transcript.Transcript`;
+these announcements are the per-event form.
 """
 
 from __future__ import annotations
@@ -14,20 +17,12 @@ from engine.seats import opposite, team
 from engine.view import SeatView
 from engine.vocab import Status
 
+from .event_fields import declined_burn, flag, kind, num, seat, text
 from .i18n import Catalog, fit_message, lang_or_default
-from .terms import card_text, rank_name, seat_name, tribute_name
+from .terms import card_text, hand_text, rank_name, seat_name, team_names, tribute_name
 
 SILENT_EVENTS: frozenset[str] = frozenset()
-
-
-def _int(event: Event, key: str) -> int | None:
-    value = event.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _str(event: Event, key: str) -> str:
-    value = event.get(key)
-    return value if isinstance(value, str) else ""
+SAID_AS = {"auto_pass": "pass"}  # an automatic pass reads like any pass
 
 
 class _Writer:
@@ -43,7 +38,15 @@ class _Writer:
         return seat_name(seat, self.names, self.lang)
 
     def cards(self, notation: str) -> str:
+        """A play, as counted: ``4个8+2``."""
         return card_text(notation, self.lang)
+
+    def hand(self, notation: str) -> str:
+        """Cards that are not one play (tribute): ``2个大王、2``."""
+        return hand_text(notation, self.lang)
+
+    def team(self, side: int) -> str:
+        return team_names(side, self.names, self.lang)
 
     def rank(self, rank: int) -> str:
         return rank_name(rank, self.lang)
@@ -53,72 +56,70 @@ class _Writer:
 
     def event(self, ev: Event, placed: bool = False) -> str | None:
         """One line for ``ev``; ``placed``: a ``finished`` that is a placing, not going out."""
-        kind = ev.type
-        if kind in SILENT_EVENTS:
-            return None
-        name = self.name(ev.seat)
-        if kind == "play":
-            key = "ev.play.gouji" if ev.get("gouji") is True else "ev.play"
-            return self.line(key, name=name, cards=self.cards(_str(ev, "cards")))
-        if kind == "auto_pass":
-            return self.line("ev.auto_pass", names=name)
-        if kind == "pass" and ev.get("claim") is True:
-            return self.line("ev.pass.claim", name=name)  # declined a burn (§7): not a pass
-        if kind in ("pass", "yield", "burn_fail", "trick_won", "opened", "wind", "revolution"):
-            return self.line(f"ev.{kind}", name=name)
-        if kind in ("four_way", "game_over", "void_deal", "no_three"):
-            return self.line(f"ev.{kind}")
-        if kind == "burn":
-            return self.line("ev.burn", name=name, victim=self.name(_int(ev, "victim")))
-        if kind in ("burn_break", "counter_burn"):
-            return self.line(f"ev.{kind}", name=name, burner=self.name(_int(ev, "burner")))
-        if kind == "burn_success":
+        kind_ = SAID_AS.get(kind(ev), kind(ev))
+        if kind_ in SILENT_EVENTS or declined_burn(ev):
+            return None  # a declined burn (§7) is nobody's business
+        name = self.name(seat(ev))
+        if kind_ == "play":
+            key = "ev.play.gouji" if flag(ev, "gouji") else "ev.play"
+            return self.line(key, name=name, cards=self.cards(text(ev, "cards")))
+        if kind_ in ("pass", "yield", "burn_fail", "trick_won", "opened", "wind", "revolution"):
+            return self.line(f"ev.{kind_}", name=name)
+        if kind_ in ("four_way", "game_over", "void_deal", "no_three"):
+            return self.line(f"ev.{kind_}")
+        if kind_ == "burn":
+            return self.line("ev.burn", name=name, victim=self.name(num(ev, "victim")))
+        if kind_ in ("burn_break", "counter_burn"):
+            return self.line(f"ev.{kind_}", name=name, burner=self.name(num(ev, "burner")))
+        if kind_ == "burn_success":
             return self.line(
                 "ev.burn_success",
                 name=name,
-                victim=self.name(_int(ev, "victim")),
-                tribute=_int(ev, "tribute") or 1,
+                victim=self.name(num(ev, "victim")),
+                tribute=num(ev, "tribute") or 1,
             )
-        if kind == "smothered":
-            return self.line("ev.smothered", name=name, by=self.name(_int(ev, "by")))
-        if kind == "finished":
-            rank = _int(ev, "rank")
-            text = self.rank(rank) if rank is not None and 1 <= rank <= 6 else "?"
-            return self.line(
-                "ev.finished.placed" if placed else "ev.finished", name=name, rank=text
-            )
-        if kind == "dealt":
-            return self.line("ev.dealt", game=_int(ev, "game") or 1)
-        if kind == "tribute_paid":
-            cards = _str(ev, "cards")
+        if kind_ == "smothered":
+            return self.line("ev.smothered", name=name, by=self.name(num(ev, "by")))
+        if kind_ == "finished":
+            rank = num(ev, "rank")
+            if rank is None or not 1 <= rank <= 6:
+                return None
+            if placed:
+                return self.line("ev.finished.placed", name=name, rank=self.rank(rank))
+            return self.line("ev.finished", name=name, rank=self.line(f"rank.go.{rank}"))
+        if kind_ == "dealt":
+            return self.line("ev.dealt", game=num(ev, "game") or 1)
+        if kind_ == "tribute_paid":
+            cards = text(ev, "cards")
             params = {
                 "name": name,
-                "to": self.name(_int(ev, "to")),
-                "kind": tribute_name(_str(ev, "kind"), self.lang),
+                "to": self.name(num(ev, "to")),
+                "kind": tribute_name(text(ev, "kind"), self.lang),
             }
             if not cards:
                 return self.line("ev.tribute_paid.none", **params)
-            return self.line("ev.tribute_paid", cards=self.cards(cards), **params)
-        if kind == "tribute_returned":
-            cards = self.cards(_str(ev, "cards"))
+            return self.line("ev.tribute_paid", cards=self.hand(cards), **params)
+        if kind_ == "tribute_returned":
+            cards = self.hand(text(ev, "cards"))
             return self.line(
-                "ev.tribute_returned", name=name, to=self.name(_int(ev, "to")), cards=cards
+                "ev.tribute_returned", name=name, to=self.name(num(ev, "to")), cards=cards
             )
-        if kind == "bought_three":
-            giver = self.name(_int(ev, "from"))
+        if kind_ == "bought_three":
+            giver = self.name(num(ev, "from"))
             return self.line(
-                "ev.bought_three", name=name, giver=giver, paid=self.cards(_str(ev, "paid"))
+                "ev.bought_three", name=name, giver=giver, paid=self.hand(text(ev, "paid"))
             )
-        if kind == "given_three":
-            return self.line("ev.given_three", name=name, giver=self.name(_int(ev, "from")))
-        if kind == "yaotou":
-            choice = "yaotou" if ev.get("choice") == "yaotou" else "wutou"
+        if kind_ == "given_three":
+            return self.line("ev.given_three", name=name, giver=self.name(num(ev, "from")))
+        if kind_ == "yaotou":
+            choice = "yaotou" if text(ev, "choice") == "yaotou" else "wutou"
             return self.line(f"ev.yaotou.{choice}", name=name)
-        if kind == "declared":
-            target = self.name(opposite(ev.seat)) if ev.seat is not None else "?"
+        if kind_ == "declared":
+            who = seat(ev)
+            target = self.name(opposite(who)) if who is not None else "?"
             return self.line("ev.declared", name=name, target=target)
-        if kind == "leader":
-            reason = _str(ev, "reason")
+        if kind_ == "leader":
+            reason = text(ev, "reason")
             if reason not in ("fours", "threes", "random", "daluo"):
                 reason = "random"
             return self.line(f"ev.leader.{reason}", name=name)
@@ -127,23 +128,32 @@ class _Writer:
     def game_over(self, view: SeatView, match_score: tuple[int, int] | None) -> list[str]:
         lines = [self.line("over.title")]
         by_rank = sorted((r, s) for s, r in enumerate(view.ranks) if r is not None and 1 <= r <= 6)
-        for rank, seat in by_rank:
+        for rank, who in by_rank:
             marks = ""
-            if view.opened[seat]:
+            if view.opened[who]:
                 marks += self.line("over.mark.opened")
-            status = view.status[seat] if seat < len(view.status) else ""
+            status = view.status[who] if who < len(view.status) else ""
             if status in (Status.REVOLTED, Status.SMOTHERED, Status.FAILED):
                 marks += self.line(f"over.mark.{status}")
             lines.append(
-                self.line("over.rank_line", rank=self.rank(rank), name=self.name(seat), marks=marks)
+                self.line("over.rank_line", rank=self.rank(rank), name=self.name(who), marks=marks)
             )
         sweep = sweep_team(view)
         if sweep is not None:
-            lines.append(self.line("over.chuan", team=self.line(f"team.{'AB'[sweep]}")))
+            lines.append(self.line("over.chuan", team=self.team(sweep)))
         a, b = view.score
-        lines.append(self.line("over.score", a=_signed(a), b=_signed(b)))
+        if a or b:
+            side = 0 if a else 1
+            lines.append(self.line("over.score", team=self.team(side), score=_signed(a or b)))
+        else:
+            lines.append(self.line("over.score.tie"))
         if match_score is not None:
-            lines.append(self.line("over.match", a=match_score[0], b=match_score[1]))
+            a_team, b_team = self.team(0), self.team(1)
+            lines.append(
+                self.line(
+                    "over.match", a_team=a_team, a=match_score[0], b=match_score[1], b_team=b_team
+                )
+            )
         if view.tributes:
             lines.append(self.line("over.tributes"))
             for debt in view.tributes:
@@ -191,9 +201,11 @@ def describe_events(
     view: SeatView | None = None,
     match_score: tuple[int, int] | None = None,
 ) -> str:
-    """One group message (≤ 4096 characters) for a batch of events. Runs of ``auto_pass`` fold
-    into one line; with the final ``view`` a ``game_over`` event adds ranks, score and tributes."""
+    """One group message (≤ 4096 characters) for a batch of events. Runs of passes (automatic or
+    not) fold into one line and declined burn claims are left out; with the final ``view`` a
+    ``game_over`` event adds ranks, score and tributes."""
     w = _Writer(names, lang)
+    batch = list(events)
     lines: list[str] = []
     run: list[str] = []
     last_player: int | None = None
@@ -201,23 +213,30 @@ def describe_events(
 
     def flush() -> None:
         if run:
-            lines.append(w.line("ev.auto_pass", names=w.cat.template("list.sep").join(run)))
+            lines.append(w.line("ev.pass", name=w.cat.template("list.sep").join(run)))
             run.clear()
 
-    for ev in events:
-        if ev.type == "auto_pass":
-            run.append(w.name(ev.seat))
+    for i, ev in enumerate(batch):
+        k = SAID_AS.get(kind(ev), kind(ev))
+        if declined_burn(ev):
+            continue
+        if k == "pass":
+            run.append(w.name(seat(ev)))
             continue
         flush()
-        if ev.type == "play":
-            last_player = ev.seat
-        elif ev.type in ("smothered", "burn_fail", "revolution") and ev.seat is not None:
-            faulted.add(ev.seat)
-        if ev.type == "game_over" and view is not None:
+        who = seat(ev)
+        if k == "play":
+            last_player = who
+        elif k in ("smothered", "burn_fail", "revolution") and who is not None:
+            faulted.add(who)
+        if k == "game_over" and view is not None:
             lines.extend(w.game_over(view, match_score))
             continue
-        placed = ev.type == "finished" and (
-            ev.seat in faulted or (last_player is not None and ev.seat != last_player)
+        if k == "trick_won" and any(kind(e) == "wind" for e in batch[i + 1 : i + 4]):
+            lines.append(w.line("ev.trick_won.out", name=w.name(who)))
+            continue
+        placed = k == "finished" and (
+            who in faulted or (last_player is not None and who != last_player)
         )
         line = w.event(ev, placed)
         if line is not None:
@@ -236,3 +255,9 @@ def game_over_text(
     the match score and the tributes owed for the next game."""
     w = _Writer(names, lang)
     return fit_message(w.game_over(view, match_score), w.lang)
+
+
+def deal_line(event: Event, names: Sequence[str], lang: str = "zh") -> str | None:
+    """The group's line for an event of the deal (§5, §11: 进贡, 还贡, 买3, 革命, 宣点, 要头, the
+    leader…), or for any event this module announces; None for a silent one."""
+    return _Writer(names, lang).event(event)

@@ -38,9 +38,7 @@ def rules_text(rules: Rules, lang: str = "zh") -> str:
     cat = Catalog.load(lang)
     seen: set[str] = set()
     key = f"rules.preset.{rules.preset}"
-    preset = cat.text(key) if key in cat else html.escape(rules.preset)
-    if preset.lower() != rules.preset.lower():
-        preset = f"{preset} ({html.escape(rules.preset)})"
+    preset = cat.text(key) if key in cat else html.escape(rules.preset)  # named, without its id
     lines = [cat.text("rules.title", seen, preset=preset)]
     changed = rules.differences() if rules.preset in PRESETS else {}
     for switch, value in rules.switches().items():

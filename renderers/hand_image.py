@@ -1,6 +1,10 @@
 """The hand a player sees in their DM: cards grouped by rank, strongest first, each rank an
 overlapped fan with a count badge; selected cards raised and tinted.
 
+Readable on a phone: a photo is shown about 390 px wide, so the image is at most ``MAX_W`` wide
+and its smallest text (the corner index, the ×N badge) stays ≥ 11 px there
+(tests/test_renderers_phone.py).
+
 Tiles (one per rank × suit × selected) and badges are drawn once, supersampled, and cached; a hand
 is pastes onto one canvas, mapped to a fixed palette and written as a palette PNG.
 """
@@ -8,24 +12,25 @@ is pastes onto one canvas, mapped to a fixed palette and written as a palette PN
 from __future__ import annotations
 
 import io
+import math
 from functools import cache
 
 from PIL import Image, ImageDraw
 
 from engine.cards import BIG, NRANKS, SMALL, TEN, TWO, parse
 
-from .fonts import font
+from .fonts import draw_text, font
 
 CARD_W, CARD_H = 100, 142
 SS = 2  # supersampling factor of tiles
 RAISE = 28  # how far a selected card rises
-FAN = 28  # horizontal step between the cards of one rank
+FAN = 34  # horizontal step between the cards of one rank: the corner index ("10") shows whole
 FAN_MAX = 7 * FAN  # a fan of many cards squeezes into this width
 GAP = 14  # between two ranks
 MARGIN = 14
 TOP = RAISE + 8  # room above a row for raised cards and badges
 ROW_GAP = 18
-MAX_W = 1280  # Telegram photos: keep the long side ≤ 1280 px
+MAX_W = 880  # 25 px corner text × 390 / 880 ≥ 11 px on a phone; more rows instead of wider
 
 BG = (24, 92, 58)
 FACE = (253, 252, 246)
@@ -39,6 +44,7 @@ SEL_FACE, SEL_EDGE = (214, 236, 255), (25, 118, 230)
 BADGE, BADGE_TEXT = (20, 24, 30), (255, 255, 255)
 SEL_BADGE, SEL_BADGE_TEXT = (25, 118, 230), (255, 255, 255)
 GOLD = (235, 180, 30)
+Color = tuple[int, int, int]
 
 SUIT_CYCLE = "♠♥♣♦"  # decorative: suits are not part of the notation (RULES.md §2)
 RANK_LABEL = {TEN: "10", SMALL: "小", BIG: "大"}
@@ -67,16 +73,30 @@ def _text_center(
     draw: ImageDraw.ImageDraw,
     xy: tuple[float, float],
     text: str,
-    size: int,
+    size: float,
     fill: tuple[int, int, int],
 ) -> None:
-    draw.text(xy, text, font=font(size), fill=fill, anchor="mm")
+    """Text centred on ``xy`` of a supersampled tile (drawn at ``SS`` times its final size)."""
+    draw_text(draw, xy, text, round(size), fill, anchor="mm", shrink=SS)
+
+
+def _star(draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float, fill: Color) -> None:
+    """A five-pointed star (a mark, not text) of outer radius ``r``."""
+    points = [
+        (
+            cx + (r if i % 2 == 0 else r * 0.4) * math.sin(i * math.pi / 5),
+            cy - (r if i % 2 == 0 else r * 0.4) * math.cos(i * math.pi / 5),
+        )
+        for i in range(10)
+    ]
+    draw.polygon(points, fill=fill)
 
 
 @cache
-def card_tile(rank: int, suit: str, selected: bool) -> Image.Image:
-    """One card, RGBA, ``CARD_W`` × ``CARD_H``: corner index, big rank and suit."""
-    w, h = CARD_W * SS, CARD_H * SS
+def card_tile(rank: int, suit: str, selected: bool, scale: float = 1.0) -> Image.Image:
+    """One card, RGBA, ``CARD_W`` × ``CARD_H`` times ``scale``: corner index, big rank and suit."""
+    k = SS * scale
+    w, h = round(CARD_W * scale) * SS, round(CARD_H * scale) * SS
     if rank == BIG:
         face, edge = BIG_FACE, BIG_EDGE
     elif rank == SMALL:
@@ -88,41 +108,39 @@ def card_tile(rank: int, suit: str, selected: bool) -> Image.Image:
     if selected:
         face = SEL_FACE
         edge = SEL_EDGE
-    im = _rounded((w, h), 10 * SS, face, edge, (4 if selected else 2) * SS)
+    im = _rounded((w, h), round(10 * k), face, edge, round((4 if selected else 2) * k))
     d = ImageDraw.Draw(im)
     if rank in (SMALL, BIG):
         ink = RED if rank == BIG else BLACK
-        _text_center(d, (19 * SS, 22 * SS), rank_label(rank), 24 * SS, ink)
-        _text_center(d, (19 * SS, 48 * SS), "王", 24 * SS, ink)
-        cx = 62 * SS
-        _text_center(d, (cx, 50 * SS), "大" if rank == BIG else "小", 46 * SS, ink)
-        _text_center(d, (cx, 100 * SS), "王", 46 * SS, ink)
-        star = GOLD if rank == BIG else (150, 154, 162)
-        _text_center(d, (cx, 128 * SS), "★", 22 * SS, star)
+        _text_center(d, (18 * k, 22 * k), rank_label(rank), 25 * k, ink)
+        _text_center(d, (18 * k, 48 * k), "王", 25 * k, ink)
+        cx = 62 * k
+        _text_center(d, (cx, 50 * k), "大" if rank == BIG else "小", 46 * k, ink)
+        _text_center(d, (cx, 100 * k), "王", 46 * k, ink)
+        _star(d, cx, 128 * k, 10 * k, GOLD if rank == BIG else (150, 154, 162))
         if rank == BIG:
-            _text_center(d, (cx - 24 * SS, 128 * SS), "★", 16 * SS, RED)
-            _text_center(d, (cx + 24 * SS, 128 * SS), "★", 16 * SS, (30, 110, 220))
+            _star(d, cx - 24 * k, 128 * k, 7 * k, RED)
+            _star(d, cx + 24 * k, 128 * k, 7 * k, (30, 110, 220))
     else:
         ink = RED if suit in "♥♦" else BLACK
         label = rank_label(rank)
-        size = 30 if len(label) == 1 else 25
-        _text_center(d, (20 * SS, 22 * SS), label, size * SS, ink)
-        _text_center(d, (20 * SS, 50 * SS), suit, 24 * SS, ink)
+        _text_center(d, (18 * k, 22 * k), label, (30 if len(label) == 1 else 25) * k, ink)
+        _text_center(d, (18 * k, 50 * k), suit, 25 * k, ink)
         big = 62 if len(label) == 1 else 50
-        _text_center(d, (62 * SS, 66 * SS), label, big * SS, ink)
-        _text_center(d, (62 * SS, 116 * SS), suit, 36 * SS, ink)
+        _text_center(d, (62 * k, 66 * k), label, big * k, ink)
+        _text_center(d, (62 * k, 116 * k), suit, 36 * k, ink)
     return im.reduce(SS)
 
 
 @cache
 def badge(text: str, selected: bool) -> Image.Image:
     """A count badge (``×3``, ``2/5``), RGBA."""
-    f = font(24 * SS)
+    f = font(26 * SS)
     tw = int(f.getlength(text))
-    w, h = max(tw + 22 * SS, 40 * SS), 34 * SS
+    w, h = max(tw + 20 * SS, 42 * SS), 36 * SS
     fill, ink = (SEL_BADGE, SEL_BADGE_TEXT) if selected else (BADGE, BADGE_TEXT)
     im = _rounded((w, h), h // 2, fill, (255, 255, 255), 2 * SS)
-    ImageDraw.Draw(im).text((w // 2, h // 2), text, font=f, fill=ink, anchor="mm")
+    _text_center(ImageDraw.Draw(im), (w // 2, h // 2), text, 26 * SS, ink)
     return im.reduce(SS)
 
 
@@ -149,10 +167,11 @@ def _pack(widths: list[tuple[int, int]], limit: int) -> list[list[int]]:
 
 def layout(counts: tuple[int, ...]) -> tuple[list[list[int]], int]:
     """Ranks (strongest first) in as few rows as fit ``MAX_W``, balanced so the widest row is as
-    narrow as possible; and the image width."""
+    narrow as possible but no narrower than the image is tall (a phone shows a tall photo
+    smaller); and the image width."""
     widths = [(r, _group_width(counts[r])) for r in range(NRANKS - 1, -1, -1) if counts[r]]
     nrows = len(_pack(widths, MAX_W))
-    lo, hi = CARD_W + 2 * MARGIN, MAX_W
+    lo, hi = max(CARD_W + 2 * MARGIN, min(image_height(nrows), MAX_W)), MAX_W
     while lo < hi:  # the narrowest limit that still needs only nrows rows
         mid = (lo + hi) // 2
         if len(_pack(widths, mid)) <= nrows:
@@ -162,7 +181,11 @@ def layout(counts: tuple[int, ...]) -> tuple[list[list[int]], int]:
     rows = _pack(widths, lo)
     gw = dict(widths)
     width = max((sum(gw[r] for r in row) + GAP * (len(row) - 1) for row in rows), default=0)
-    return rows, max(width + 2 * MARGIN, CARD_W + 2 * MARGIN)
+    return rows, max(width + 2 * MARGIN, CARD_W + 2 * MARGIN, min(image_height(len(rows)), MAX_W))
+
+
+def image_height(nrows: int) -> int:
+    return 2 * MARGIN + nrows * (TOP + CARD_H) + (nrows - 1) * ROW_GAP - 10
 
 
 @cache
@@ -182,11 +205,12 @@ def render_hand(hand: str, selected: str = "") -> bytes:
     chosen = parse(selected)
     rows, width = layout(counts)
     row_h = TOP + CARD_H
-    height = 2 * MARGIN + len(rows) * row_h + (len(rows) - 1) * ROW_GAP - 10
+    height = image_height(len(rows))
     canvas = Image.new("RGB", (width, height), BG)
     y0 = MARGIN
     for row in rows:
-        x = MARGIN
+        used = sum(_group_width(counts[r]) for r in row) + GAP * (len(row) - 1)
+        x = (width - used) // 2  # rows centred
         for r in row:
             n = counts[r]
             k = min(chosen[r], n)

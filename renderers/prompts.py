@@ -9,7 +9,7 @@ from engine.view import SeatView
 from engine.vocab import Ask, Do
 
 from .i18n import Catalog, lang_or_default, placeholders
-from .terms import card_text, seat_name
+from .terms import card_text, hand_text, seat_name
 
 # Button labels: the keys of the ``btn.*`` messages (engine.actions "do" values plus UI-only ones).
 BUTTONS = (
@@ -67,6 +67,8 @@ def prompt_text(view: SeatView, lang: str = "zh", names: Sequence[str] = ()) -> 
         return line("ask.over")
     me = view.seat
     if me is None or view.to_act != me:
+        if view.asked == Ask.BURN:  # §7: who is asked to burn holds a beater; do not say who
+            return line("ask.wait.anyone")
         return line("ask.wait", name=name(view.to_act))
 
     lines: list[str] = []
@@ -78,8 +80,10 @@ def prompt_text(view: SeatView, lang: str = "zh", names: Sequence[str] = ()) -> 
         lines.append(line("ask.lead.burning" if view.burning == me else "ask.lead"))
     elif asked == Ask.ANSWER:
         key = "ask.answer"
-        if top is not None and top.burn:
-            key = "ask.answer.burn"
+        if top is not None and top.burn and view.burning is not None:
+            # §7: the burner's 对头 (or a 无头 player, §12) breaks the burn; others counter-burn
+            breaks = opposite(view.burning) == me or (me < len(view.headless) and view.headless[me])
+            key = "ask.answer.burn.break" if breaks else "ask.answer.burn.counter"
         elif top is not None and top.gouji:
             key = "ask.answer.gouji"
         lines.append(line(key, owner=owner, cards=cards))
@@ -109,7 +113,7 @@ def prompt_text(view: SeatView, lang: str = "zh", names: Sequence[str] = ()) -> 
     if view.burning is not None and view.burning != me:
         lines.append(line("prompt.burning_other", name=name(view.burning)))
     if view.hand is not None:
-        lines.append(line("prompt.hand", n=len(view.hand), cards=card_text(view.hand, lang)))
+        lines.append(line("prompt.hand", n=len(view.hand), cards=hand_text(view.hand, lang)))
     return "\n".join(lines)
 
 

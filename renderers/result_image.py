@@ -1,5 +1,6 @@
 """The end of a game for the group: ranks 头科…大落, 开点 marks, faults, 串三户, the score and the
-tributes owed for the next game (RULES.md §9–§11)."""
+tributes owed for the next game (RULES.md §9–§11), each player named, the two 联邦 by colour with a
+key; every text ≥ ``MIN_TEXT`` px, readable at phone width (tests/test_renderers_phone.py)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from engine.view import SeatView
 from engine.vocab import Status
 
 from .announce import sweep_team
-from .fonts import font
+from .fonts import draw_text, fit, font
 from .i18n import lang_or_default, t
 from .table_image import (
     FAIL_FILL,
     FAULT_FILL,
     FELT,
     INK,
+    MIN_TEXT,
     OPEN_FILL,
     PANEL,
     TEAM_COLOR,
@@ -25,12 +27,18 @@ from .table_image import (
     WHITE,
     encode_png,
     pill,
+    pill_width,
     player_label,
+    rank_fill,
 )
 
 WIDTH = 1200
-ROW_H = 78
-MEDAL = ((214, 160, 20), (160, 166, 176), (176, 110, 50))  # 头科, 二科, 三科
+TOP = 100  # below the title
+KEY_H = 60  # one row of the 联邦 key
+ROW_H = 72  # one rank
+DEBT_H = 60  # one tribute
+SCORE_GOLD = (255, 226, 120)
+_KINDS = ("men", "shao", "dian", "luo", "chuan")
 
 
 def render_game_over(
@@ -39,101 +47,106 @@ def render_game_over(
     lang: str = "zh",
     match_score: tuple[int, int] | None = None,
 ) -> bytes:
-    """A PNG of the final ranks (with 开点 and fault marks), the team score, the match score
-    and the tributes (闷贡/烧贡/点贡/落贡/串三户) owed for the next game."""
+    """A PNG of the final ranks (with 开点 and fault marks), each 联邦's game score and match score,
+    and the tributes (闷贡/烧贡/点贡/落贡/串三户) owed for the next game, player by player."""
     lang = lang_or_default(lang)
     debts = view.tributes
-    rows = max(6, len(debts) + 1)
-    height = 150 + rows * ROW_H + 110
+    debt_rows = max(1, (len(debts) + 1) // 2)
+    y_ranks = TOP + 2 * KEY_H + 20
+    y_debts = y_ranks + 6 * ROW_H + 20
+    height = y_debts + 70 + debt_rows * DEBT_H + 30
     canvas = Image.new("RGB", (WIDTH, height), FELT)
     draw = ImageDraw.Draw(canvas)
-    draw.text((WIDTH // 2, 56), t(lang, "img.game_over"), font=font(52), fill=WHITE, anchor="mm")
-    sweep = sweep_team(view)
-    if sweep is not None:
-        pill(draw, WIDTH // 2 + 170, 56, t(lang, "img.chuan"), TEAM_COLOR[sweep], size=30)
 
-    # left: ranks
+    title = t(lang, "img.game_over")
+    sweep = sweep_team(view)
+    chuan = t(lang, "img.chuan") if sweep is not None else ""
+    title_w = font(52).getlength(title) + (pill_width(chuan) + 20 if chuan else 0)
+    x = (WIDTH - title_w) / 2
+    draw_text(draw, (x, 56), title, 52, WHITE, anchor="lm")
+    if sweep is not None:
+        pill(draw, x + font(52).getlength(title) + 20, 56, chuan, TEAM_COLOR[sweep])
+
+    _key(draw, view, names, lang, match_score)
+
+    # the ranks, one row each
     by_rank = sorted((r, s) for s, r in enumerate(view.ranks) if r is not None and 1 <= r <= 6)
-    y = 130.0
+    y = float(y_ranks)
     for rank, seat in by_rank:
         side = seat % 2
-        draw.rounded_rectangle(
-            (30, y, 700, y + ROW_H - 12),
-            16,
-            fill=TEAM_TINT[side],
-            outline=TEAM_COLOR[side],
-            width=4,
-        )
-        cy = y + (ROW_H - 12) / 2
-        fill = MEDAL[rank - 1] if rank <= 3 else (120, 124, 132)
-        pill(draw, 44, cy, t(lang, f"img.rank.{rank}"), fill, size=28)
-        draw.ellipse((190, cy - 20, 230, cy + 20), fill=TEAM_COLOR[side])
-        draw.text((210, cy), str(seat + 1), font=font(24), fill=WHITE, anchor="mm")
-        draw.text(
-            (244, cy),
-            player_label(seat, names, lang, 30, 250),
-            font=font(30),
-            fill=INK,
+        row = (30.0, y, WIDTH - 30.0, y + ROW_H - 10)
+        draw.rounded_rectangle(row, 16, fill=TEAM_TINT[side], outline=TEAM_COLOR[side], width=4)
+        cy = y + (ROW_H - 10) / 2
+        label = t(lang, f"img.rank.{rank}")
+        pill(draw, 44, cy, label, rank_fill(rank), limit=row)
+        name_x = 44 + max(pill_width(t(lang, f"img.rank.{r}")) for r in range(1, 7)) + 20
+        draw_text(
+            draw,
+            (name_x, cy),
+            player_label(seat, names, lang, 40, 420),
+            40,
+            TEAM_COLOR[side],
             anchor="lm",
         )
-        x = 505.0
+        marks: list[tuple[str, tuple[int, int, int]]] = []
         status = view.status[seat] if seat < len(view.status) else ""
         if seat < len(view.opened) and view.opened[seat]:
-            x += pill(draw, x, cy, t(lang, "img.opened"), OPEN_FILL, size=22) + 6
+            marks.append((t(lang, "img.opened"), OPEN_FILL))
         if status == Status.FAILED:
-            pill(draw, x, cy, t(lang, "img.failed"), FAIL_FILL, size=22)
+            marks.append((t(lang, "img.failed"), FAIL_FILL))
         elif status in (Status.REVOLTED, Status.SMOTHERED):
-            pill(draw, x, cy, t(lang, f"img.{status}"), FAULT_FILL, size=22)
+            marks.append((t(lang, f"img.{status}"), FAULT_FILL))
+        x = WIDTH - 44 - sum(pill_width(text) + 10 for text, _ in marks)
+        for text, fill in marks:
+            x += pill(draw, x, cy, text, fill, limit=row) + 10
         y += ROW_H
 
-    # right: tributes
-    x0 = 730
-    draw.rounded_rectangle((x0, 130, WIDTH - 30, 130 + rows * ROW_H - 12), 16, fill=PANEL)
-    draw.text((x0 + 20, 160), t(lang, "img.tributes"), font=font(30), fill=INK, anchor="lm")
-    y = 130.0 + ROW_H
+    # the tributes, two columns, each payer and receiver named in their 联邦's colour
+    panel = (30.0, float(y_debts), WIDTH - 30.0, float(height - 30))
+    draw.rounded_rectangle(panel, 16, fill=PANEL)
+    draw_text(draw, (50, y_debts + 38), t(lang, "img.tributes"), 40, INK, anchor="lm")
     if not debts:
-        draw.text(
-            (x0 + 20, y + 20),
-            t(lang, "img.no_tributes"),
-            font=font(26),
-            fill=(110, 114, 122),
-            anchor="lm",
-        )
-    for debt in debts:
-        cy = y + 20
-        for i, seat in enumerate((debt.src, debt.dst)):
-            cx = x0 + 40 + i * 90
-            draw.ellipse((cx - 20, cy - 20, cx + 20, cy + 20), fill=TEAM_COLOR[seat % 2])
-            draw.text((cx, cy), str(seat + 1), font=font(24), fill=WHITE, anchor="mm")
-        draw.text((x0 + 85, cy), "→", font=font(28), fill=INK, anchor="mm")
+        draw_text(draw, (50, y_debts + 70 + DEBT_H / 2), t(lang, "img.no_tributes"), 36, INK, "lm")
+    col_w = (WIDTH - 100) / 2
+    for i, debt in enumerate(debts):
+        cx0 = 50 + (i % 2) * col_w
+        cy = y_debts + 70 + (i // 2) * DEBT_H + DEBT_H / 2
         kind = t(lang, f"img.tribute.{debt.kind}") if debt.kind in _KINDS else debt.kind
-        draw.text(
-            (x0 + 160, cy),
-            t(lang, "img.debt", kind=kind, n=debt.cards),
-            font=font(28),
-            fill=INK,
-            anchor="lm",
-        )
-        y += ROW_H * 0.8
-
-    # bottom: score
-    a, b = view.score
-    yb = 130 + rows * ROW_H + 30
-    draw.text(
-        (30, yb),
-        t(lang, "img.score", a=_signed(a), b=_signed(b)),
-        font=font(34),
-        fill=WHITE,
-        anchor="lm",
-    )
-    if match_score is not None:
-        text = t(lang, "img.match", a=match_score[0], b=match_score[1])
-        draw.text((WIDTH - 30, yb), text, font=font(34), fill=(255, 226, 120), anchor="rm")
+        what = t(lang, "img.debt", kind=kind, n=debt.cards)
+        what_w = font(MIN_TEXT).getlength(what)
+        room = (col_w - 40 - what_w - font(MIN_TEXT).getlength(" → ")) / 2
+        x = cx0
+        for j, seat in enumerate((debt.src, debt.dst)):
+            who = player_label(seat, names, lang, MIN_TEXT, int(room))
+            draw_text(draw, (x, cy), who, MIN_TEXT, TEAM_COLOR[seat % 2], anchor="lm")
+            x += font(MIN_TEXT).getlength(who)
+            if j == 0:
+                draw_text(draw, (x, cy), " → ", MIN_TEXT, INK, anchor="lm")
+                x += font(MIN_TEXT).getlength(" → ")
+        draw_text(draw, (x + 12, cy), what, MIN_TEXT, INK, anchor="lm")
     return encode_png(canvas)
 
 
-_KINDS = ("men", "shao", "dian", "luo", "chuan")
-
-
-def _signed(n: int) -> str:
-    return f"+{n}" if n > 0 else str(n)
+def _key(
+    draw: ImageDraw.ImageDraw,
+    view: SeatView,
+    names: Sequence[str],
+    lang: str,
+    match_score: tuple[int, int] | None,
+) -> None:
+    """Each 联邦 in its colour: its members, this game's score, the match score."""
+    for side in (0, 1):
+        cy = TOP + side * KEY_H + KEY_H / 2
+        draw.ellipse((34, cy - 17, 68, cy + 17), fill=TEAM_COLOR[side], outline=WHITE, width=3)
+        members = "·".join(player_label(s, names, lang, MIN_TEXT, 200) for s in range(side, 6, 2))
+        scores = []
+        if view.score[side]:
+            scores.append(t(lang, "img.score", score=f"+{view.score[side]}"))
+        if match_score is not None:
+            scores.append(t(lang, "img.match", score=match_score[side]))
+        right = "   ".join(scores)
+        right_w = font(40).getlength(right)
+        text = fit(members, 40, int(WIDTH - 120 - right_w - 40))
+        draw_text(draw, (84, cy), text, 40, WHITE, anchor="lm")
+        if right:
+            draw_text(draw, (WIDTH - 34, cy), right, 40, SCORE_GOLD, anchor="rm")

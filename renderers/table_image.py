@@ -1,7 +1,12 @@
-"""The table the group chat sees: six seats around a hexagon, two teams, the top play, whose turn.
+"""The table the group chat sees: six seats around a hexagon, two 联邦 by colour, the top play,
+whose turn.
 
 Seat 0 sits at the bottom and play moves counterclockwise, seat i → i+1 (RULES.md §1), so each
-seat's 对头 (i+3) sits straight across, joined by a line through the table.
+seat's 对头 (i+3) sits straight across, joined by a line through the table. A key in the corner
+names each 联邦's members by its colour.
+
+Readable on a phone (shown about 390 px wide): every text is at least ``MIN_TEXT`` px in this
+1200 px image, ≥ 11 px there (tests/test_renderers_phone.py); labels are few and large.
 """
 
 from __future__ import annotations
@@ -13,41 +18,57 @@ from PIL import Image, ImageDraw
 
 from engine.cards import BIG, NRANKS, SMALL, parse
 from engine.view import SeatView
-from engine.vocab import Status
+from engine.vocab import Ask, Status
 
-from .fonts import MISSING, drawable, fit, font
+from .fonts import MISSING, Box, draw_text, drawable, fit, font
 from .hand_image import CARD_H, CARD_W, SUIT_CYCLE, card_tile
 from .i18n import lang_or_default, t
 
-WIDTH, HEIGHT = 1200, 860
-PANEL_W, PANEL_H = 350, 164
+WIDTH, HEIGHT = 1200, 1000
+MIN_TEXT = 34  # px: 34 × 390 / 1200 ≥ 11 px on a phone
+PANEL_W, PANEL_H = 370, 190
 FELT = (24, 92, 58)
 TABLE = (18, 74, 46)
 TABLE_EDGE = (120, 84, 40)
 PANEL = (250, 250, 246)
-TEAM_COLOR = ((200, 40, 40), (25, 100, 200))  # A, B
+TEAM_COLOR = ((200, 40, 40), (25, 100, 200))  # the 联邦 of seats 0, 2, 4 and of 1, 3, 5
 TEAM_TINT = ((255, 236, 236), (232, 241, 255))
 INK = (25, 25, 30)
 GREY = (110, 114, 122)
-TURN = (255, 196, 0)
+TURN = (0, 215, 230)  # whose turn: cyan, unlike any rank's medal
+TURN_INK = (0, 70, 90)
 FACING = (70, 150, 100)
-RANK_FILL = (214, 160, 20)
+MEDAL = ((214, 160, 20), (150, 156, 166), (176, 110, 50))  # 头科, 二科, 三科
+RANK_FILL = (96, 100, 110)  # 四科, 二落, 大落
 OPEN_FILL = (30, 140, 70)
 FAULT_FILL = (90, 90, 96)
 FAIL_FILL = (170, 30, 30)
 BURN_FILL = (235, 90, 20)
 WHITE = (255, 255, 255)
+TABLE_CARD_SCALE = 1.4  # cards of the top play: a 25 px corner index becomes 35 px
 Color = tuple[int, int, int]
 
 # Panel centres: seat 0 at the bottom, then counterclockwise (right, up, top, left, down).
 SEAT_CENTRES = (
-    (600, 760),
-    (995, 585),
-    (995, 275),
-    (600, 100),
-    (205, 275),
-    (205, 585),
+    (600, 895),
+    (1005, 685),
+    (1005, 315),
+    (600, 105),
+    (195, 315),
+    (195, 685),
 )
+
+
+def shown_turn(view: SeatView) -> int | None:
+    """Whose turn the table shows: nobody while a burn claim is asked, since only a player able
+    to beat the 够级 play is asked (§7) and naming them would tell the table what they hold."""
+    if view.phase == "over" or view.asked == Ask.BURN:
+        return None
+    return view.to_act
+
+
+def rank_fill(rank: int) -> Color:
+    return MEDAL[rank - 1] if rank <= 3 else RANK_FILL
 
 
 def pill(
@@ -57,15 +78,24 @@ def pill(
     text: str,
     fill: Color,
     ink: Color = WHITE,
-    size: int = 24,
+    size: int = MIN_TEXT,
+    limit: Box | None = None,
 ) -> int:
-    """A rounded label with its left edge at ``x``, centred on ``y``; returns its width."""
+    """A rounded label with its left edge at ``x``, centred on ``y``; returns its width, or 0
+    (and draws nothing) when it would not fit inside ``limit``."""
     f = font(size)
     w = int(f.getlength(text)) + size
-    h = size + 12
-    draw.rounded_rectangle((x, y - h / 2, x + w, y + h / 2), h // 2, fill=fill)
-    draw.text((x + w / 2, y), text, font=f, fill=ink, anchor="mm")
+    h = size + 14
+    frame = (x, y - h / 2, x + w, y + h / 2)
+    if limit is not None and (frame[2] > limit[2] or frame[0] < limit[0]):
+        return 0
+    draw.rounded_rectangle(frame, h // 2, fill=fill)
+    draw_text(draw, (x + w / 2, y), text, size, ink, anchor="mm", frame=frame, limit=limit)
     return w
+
+
+def pill_width(text: str, size: int = MIN_TEXT) -> int:
+    return int(font(size).getlength(text)) + size
 
 
 def player_label(seat: int, names: Sequence[str], lang: str, size: int, width: int) -> str:
@@ -78,16 +108,18 @@ def player_label(seat: int, names: Sequence[str], lang: str, size: int, width: i
     return fit(text, size, width)
 
 
-def cards_strip(notation: str, max_width: int) -> Image.Image:
+def cards_strip(notation: str, max_width: int, scale: float = TABLE_CARD_SCALE) -> Image.Image:
     """A play as a fan of card tiles (RGBA), strongest first, at most ``max_width`` wide."""
     counts = parse(notation)
     tiles = []
     for r in range(NRANKS - 1, -1, -1):
         for i in range(counts[r]):
-            tiles.append(card_tile(r, "" if r in (SMALL, BIG) else SUIT_CYCLE[i % 4], False))
+            suit = "" if r in (SMALL, BIG) else SUIT_CYCLE[i % 4]
+            tiles.append(card_tile(r, suit, False, scale))
     n = max(len(tiles), 1)
-    step = min(44.0, (max_width - CARD_W) / (n - 1)) if n > 1 else 0.0
-    im = Image.new("RGBA", (CARD_W + round(step * (n - 1)), CARD_H), (0, 0, 0, 0))
+    w, h = round(CARD_W * scale), round(CARD_H * scale)
+    step = min(62.0, (max_width - w) / (n - 1)) if n > 1 else 0.0
+    im = Image.new("RGBA", (w + round(step * (n - 1)), h), (0, 0, 0, 0))
     for i, tile in enumerate(tiles):
         im.alpha_composite(tile, (round(i * step), 0))
     return im
@@ -100,8 +132,9 @@ def _panel(
     x0, y0 = cx - PANEL_W // 2, cy - PANEL_H // 2
     x1, y1 = x0 + PANEL_W, y0 + PANEL_H
     side = seat % 2
-    if view.to_act == seat:
-        draw.rounded_rectangle((x0 - 9, y0 - 9, x1 + 9, y1 + 9), 26, fill=TURN)
+    turn = shown_turn(view) == seat
+    if turn:
+        draw.rounded_rectangle((x0 - 10, y0 - 10, x1 + 10, y1 + 10), 28, fill=TURN)
     status = view.status[seat] if seat < len(view.status) else "active"
     out = status in (Status.REVOLTED, Status.SMOTHERED, Status.FAILED)
     draw.rounded_rectangle(
@@ -109,50 +142,59 @@ def _panel(
         18,
         fill=(232, 232, 232) if out else TEAM_TINT[side],
         outline=TEAM_COLOR[side],
-        width=5,
+        width=6,
     )
-    # line 1: seat number disc and name
-    draw.ellipse((x0 + 14, y0 + 14, x0 + 58, y0 + 58), fill=TEAM_COLOR[side])
-    draw.text((x0 + 36, y0 + 36), str(seat + 1), font=font(28), fill=WHITE, anchor="mm")
-    name = player_label(seat, names, lang, 32, PANEL_W - 86)
-    draw.text((x0 + 70, y0 + 36), name, font=font(32), fill=INK, anchor="lm")
-    # line 2: team and card count
-    team_label = t(lang, f"img.team.{'AB'[side]}")
-    draw.text((x0 + 16, y0 + 88), team_label, font=font(24), fill=TEAM_COLOR[side], anchor="lm")
-    x = x0 + 26 + font(24).getlength(team_label)
-    facing = f"{t(lang, 'img.facing')} {(seat + 3) % 6 + 1}"
-    x += pill(draw, x, y0 + 88, facing, FACING, size=18)
-    count = view.counts[seat] if seat < len(view.counts) else None
-    if count is not None and not out and view.ranks[seat] is None:
-        text = t(lang, "img.cards", n=count)
-        room = x1 - 16 - (x + 10)
-        size = next((z for z in (34, 30, 26, 22) if font(z).getlength(text) <= room), 20)
-        draw.text((x1 - 16, y0 + 88), text, font=font(size), fill=INK, anchor="rm")
-    # line 3: tags
-    x, y = x0 + 14, y1 - 30
-    tags: list[tuple[str, Color]] = []
+    # line 1: the name, in the 联邦's colour, and the rank once ranked
     rank = view.ranks[seat] if seat < len(view.ranks) else None
+    room = PANEL_W - 36
     if rank is not None:
-        tags.append((t(lang, f"img.rank.{rank}"), RANK_FILL))
+        label = t(lang, f"img.rank.{rank}")
+        w = pill_width(label)
+        pill(draw, x1 - 14 - w, y0 + 40, label, rank_fill(rank), limit=(x0, y0, x1, y1))
+        room -= w + 12
+    name = player_label(seat, names, lang, 40, room)
+    draw_text(draw, (x0 + 18, y0 + 40), name, 40, TEAM_COLOR[side], anchor="lm")
+    # lines 2 and 3: the card count, then labels, flowing; a label that does not fit is left out
+    tags: list[tuple[str, Color, Color]] = []
+    if turn:
+        tags.append((t(lang, "img.to_act"), TURN, TURN_INK))
     if status == Status.FAILED:
-        tags.append((t(lang, "img.failed"), FAIL_FILL))
+        tags.append((t(lang, "img.failed"), FAIL_FILL, WHITE))
     elif status in (Status.REVOLTED, Status.SMOTHERED):
-        tags.append((t(lang, f"img.{status}"), FAULT_FILL))
+        tags.append((t(lang, f"img.{status}"), FAULT_FILL, WHITE))
     if view.burning == seat:
-        tags.append((t(lang, "img.burning"), BURN_FILL))
+        tags.append((t(lang, "img.burning"), BURN_FILL, WHITE))
     if seat < len(view.opened) and view.opened[seat]:
-        tags.append((t(lang, "img.opened"), OPEN_FILL))
-    if seat < len(view.headless) and view.headless[seat] and view.phase != "over":
-        tags.append((t(lang, "img.headless"), GREY))
+        tags.append((t(lang, "img.opened"), OPEN_FILL, WHITE))
+    headless = seat < len(view.headless) and view.headless[seat]
+    if headless and view.phase == "play":  # no 无头 during 四户乱缠 (§12)
+        tags.append((t(lang, "img.headless"), GREY, WHITE))
     if seat in view.passed and view.phase != "over":
-        tags.append((t(lang, "img.passed"), GREY))
-    if view.to_act == seat:
-        tags.append((t(lang, "img.to_act"), (200, 140, 0)))
-    for text, fill in tags:
-        w = pill(draw, x, y, text, fill, size=22)
-        x += w + 8
-        if x > x1 - 40:
-            break
+        tags.append((t(lang, "img.passed"), GREY, WHITE))
+    rows = (y0 + 98, y0 + 154)
+    x, row = x0 + 16.0, 0
+    count = view.counts[seat] if seat < len(view.counts) else None
+    if count is not None and not out and rank is None:
+        text = t(lang, "img.cards", n=count)
+        draw_text(draw, (x, rows[0]), text, 40, INK, anchor="lm")
+        x += font(40).getlength(text) + 14
+    box = (x0 + 8.0, y0, x1 - 8.0, y1)
+    for text, fill, ink in tags:
+        w = pill(draw, x, rows[row], text, fill, ink, limit=box)
+        if not w and row == 0:
+            x, row = x0 + 16.0, 1
+            w = pill(draw, x, rows[row], text, fill, ink, limit=box)
+        x += w + 10
+
+
+def _key(draw: ImageDraw.ImageDraw, names: Sequence[str], lang: str, x: float, y: float) -> None:
+    """The key of the two 联邦's colours: a disc of each colour and its members' names."""
+    for side in (0, 1):
+        cy = y + side * 52
+        draw.ellipse((x, cy - 15, x + 30, cy + 15), fill=TEAM_COLOR[side], outline=WHITE, width=3)
+        members = [player_label(s, names, lang, MIN_TEXT, 150) for s in range(side, 6, 2)]
+        text = fit("·".join(members), MIN_TEXT, 340)
+        draw_text(draw, (x + 42, cy), text, MIN_TEXT, WHITE, anchor="lm")
 
 
 def _centre(
@@ -160,32 +202,33 @@ def _centre(
 ) -> None:
     cx, cy = WIDTH // 2, HEIGHT // 2
     if view.phase == "four_way":
-        w = int(font(34).getlength(t(lang, "img.four_way"))) + 40
-        draw.rounded_rectangle((cx - w / 2, cy - 170, cx + w / 2, cy - 120), 25, fill=(150, 30, 30))
-        draw.text((cx, cy - 145), t(lang, "img.four_way"), font=font(34), fill=WHITE, anchor="mm")
+        text = t(lang, "img.four_way")
+        w = int(font(40).getlength(text)) + 44
+        draw.rounded_rectangle((cx - w / 2, 222, cx + w / 2, 282), 30, fill=(150, 30, 30))
+        draw_text(draw, (cx, 252), text, 40, WHITE, anchor="mm")
     top = view.top
     if top is None:
-        if view.to_act is not None and view.phase != "over":
-            who = player_label(view.to_act, names, lang, 30, 300)
-            draw.text(
-                (cx, cy), f"{who} · {t(lang, 'img.lead')}", font=font(30), fill=WHITE, anchor="mm"
-            )
+        leader = shown_turn(view)
+        if leader is not None:
+            who = player_label(leader, names, lang, 40, 400)
+            draw_text(draw, (cx, cy - 30), who, 40, WHITE, anchor="mm")
+            draw_text(draw, (cx, cy + 30), t(lang, "img.lead"), MIN_TEXT, WHITE, anchor="mm")
         return
-    strip = cards_strip(top.cards, 460)
-    canvas.paste(strip, (cx - strip.width // 2, cy - CARD_H // 2 + 20), strip)
-    label = player_label(top.seat, names, lang, 30, 300)
-    x = cx - (font(30).getlength(label)) / 2
+    strip = cards_strip(top.cards, 440)
+    canvas.paste(strip, (cx - strip.width // 2, cy + 120 - strip.height // 2), strip)
     tags: list[tuple[str, Color]] = []
     if top.burn:
         tags.append((t(lang, "img.burning"), BURN_FILL))
     elif top.gouji:
-        tags.append((t(lang, "img.gouji"), RANK_FILL))
-    tag_w = sum(int(font(22).getlength(s)) + 30 for s, _ in tags)
-    x -= tag_w / 2
-    draw.text((x, cy - 80), label, font=font(30), fill=WHITE, anchor="lm")
-    x += font(30).getlength(label) + 12
+        tags.append((t(lang, "img.gouji"), MEDAL[0]))
+    tag_w = sum(pill_width(text) + 12 for text, _ in tags)
+    label = player_label(top.seat, names, lang, 40, 420 - tag_w)
+    x = cx - (font(40).getlength(label) + tag_w) / 2
+    y = cy - 50
+    draw_text(draw, (x, y), label, 40, WHITE, anchor="lm")
+    x += font(40).getlength(label) + 12
     for text, fill in tags:
-        x += pill(draw, x, cy - 80, text, fill, size=22) + 8
+        x += pill(draw, x, y, text, fill) + 12
 
 
 def encode_png(canvas: Image.Image) -> bytes:
@@ -196,18 +239,18 @@ def encode_png(canvas: Image.Image) -> bytes:
 
 
 def render_table(view: SeatView, names: Sequence[str], lang: str = "zh") -> bytes:
-    """A PNG of the table for the group: seats by team, 对头 lines, counts, ranks, statuses,
-    开点 marks, who is burning, whose turn, the top play and 四户乱缠."""
+    """A PNG of the table for the group: seats by 联邦 colour (with a key naming the members),
+    对头 lines, counts, ranks, statuses, 开点 marks, who is burning, whose turn, the top play and
+    四户乱缠."""
     lang = lang_or_default(lang)
     canvas = Image.new("RGB", (WIDTH, HEIGHT), FELT)
     draw = ImageDraw.Draw(canvas)
-    draw.ellipse((180, 150, WIDTH - 180, HEIGHT - 150), fill=TABLE, outline=TABLE_EDGE, width=10)
+    draw.ellipse((170, 170, WIDTH - 170, HEIGHT - 170), fill=TABLE, outline=TABLE_EDGE, width=10)
     for seat in range(3):  # 对头 pairs face each other across the table
         draw.line((SEAT_CENTRES[seat], SEAT_CENTRES[seat + 3]), fill=FACING, width=5)
-    draw.ellipse(
-        (WIDTH // 2 - 270, HEIGHT // 2 - 125, WIDTH // 2 + 270, HEIGHT // 2 + 135), fill=TABLE
-    )
+    draw.ellipse((WIDTH // 2 - 250, 200, WIDTH // 2 + 250, HEIGHT - 200), fill=TABLE)
     for seat in range(6):
         _panel(draw, view, seat, names, lang)
+    _key(draw, names, lang, 20, 36)
     _centre(canvas, draw, view, names, lang)
     return encode_png(canvas)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from engine.cards import NRANKS, RANK_CHARS, parse
+from engine.cards import BIG, NRANKS, RANK_CHARS, SMALL, TWO, parse
+from engine.seats import team
 
 from .i18n import Catalog, t
 
@@ -31,16 +32,43 @@ def card_name(char: str, lang: str = "zh") -> str:
     return t(lang, key) if key in Catalog.load(lang) else char
 
 
+def _count_text(rank: int, n: int, lang: str) -> str:
+    """``n`` cards of one rank as players count them: ``8`` … ``4个8`` / ``an 8`` … ``four 8s``."""
+    char = RANK_CHARS[rank]
+    cat = Catalog.load(lang)
+    if n == 1:
+        return t(lang, f"card.a.{char}")
+    number = t(lang, f"num.{n}") if f"num.{n}" in cat else str(n)
+    return t(lang, "card.count", n=number, card=t(lang, f"card.many.{char}"))
+
+
 def card_text(notation: str, lang: str = "zh") -> str:
-    """A notation multiset in words, strongest first: ``BB22999`` → ``大王×2 2×2 9×3``."""
+    """A play in words as players count it (RULES.md §3): the rank first, then the 2s (钱), then
+    the jokers (花): ``22888`` → ``3个8+2个2``, ``S99`` → ``2个9+小王``, ``8`` → ``8``;
+    English ``four 8s + a 2``. A notation of several plain ranks (a hand) reads as
+    :func:`hand_text`."""
     counts = parse(notation)
-    parts = []
-    for r in range(NRANKS - 1, -1, -1):
-        n = counts[r]
-        if n:
-            name = card_name(RANK_CHARS[r], lang)
-            parts.append(name if n == 1 else t(lang, "card.times", card=name, n=n))
-    return " ".join(parts) if parts else t(lang, "card.none")
+    plain = [r for r in range(TWO - 1, -1, -1) if counts[r]]
+    if len(plain) > 1:
+        return hand_text(notation, lang)
+    order = [r for r in (*plain, TWO, BIG, SMALL) if counts[r]]
+    if not order:
+        return t(lang, "card.none")
+    if sum(counts) == 1:
+        return card_name(RANK_CHARS[order[0]], lang)
+    return t(lang, "card.plus").join(_count_text(r, counts[r], lang) for r in order)
+
+
+def hand_text(notation: str, lang: str = "zh") -> str:
+    """A hand in words, strongest first, ranks separated with 、: ``2个大王、3个2、K、2个9``."""
+    counts = parse(notation)
+    parts = [_count_text(r, counts[r], lang) for r in range(NRANKS - 1, -1, -1) if counts[r]]
+    return t(lang, "list.sep").join(parts) if parts else t(lang, "card.none")
+
+
+def team_names(side: int, names: Sequence[str], lang: str = "zh") -> str:
+    """A 联邦 named by its members, in seat order: ``老王·张姐·王叔`` (no message says "A队")."""
+    return t(lang, "team.sep").join(seat_name(s, names, lang) for s in range(6) if team(s) == side)
 
 
 def seat_name(seat: int | None, names: Sequence[str], lang: str = "zh") -> str:

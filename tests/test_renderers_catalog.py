@@ -10,7 +10,7 @@ import pytest
 from engine.events import DEAL_EVENTS, PLAY_EVENTS
 from engine.rules import Rules
 from engine.vocab import Ask, Code, Do
-from renderers import BUTTONS, SILENT_EVENTS, Catalog, button_text, refusal_text
+from renderers import BUTTONS, SAID_AS, SILENT_EVENTS, Catalog, button_text, refusal_text
 from renderers.i18n import CATALOG_DIR, LANGS, expand_terms, placeholders
 
 ASKS = list(Ask)
@@ -55,6 +55,7 @@ def test_html_in_templates_is_only_bold() -> None:
 def test_every_event_type_is_announced_or_deliberately_silent(lang: str) -> None:
     cat = Catalog.load(lang)
     for kind in PLAY_EVENTS + DEAL_EVENTS:
+        kind = SAID_AS.get(kind, kind)
         assert kind in SILENT_EVENTS or any(
             k == f"ev.{kind}" or k.startswith(f"ev.{kind}.") for k in cat.messages
         ), kind
@@ -78,8 +79,9 @@ def test_every_refusal_code_has_a_sentence(lang: str, code: str) -> None:
 
 def test_refusal_names_the_cards_when_given() -> None:
     text = refusal_text(Code.CANNOT_BEAT, "zh", cards="KK", top="AA")
-    assert "K×2" in text and "A×2" in text
+    assert "2个K" in text and "2个A" in text
     assert refusal_text(Code.NOT_IN_HAND, "en", cards="B") == "You do not hold <b>big joker</b>."
+    assert "three queens + a 2" in refusal_text(Code.NOT_IN_HAND, "en", cards="QQQ2")
     # params the sentence does not use are ignored
     assert refusal_text(Code.MUST_LEAD, "en", cards="KK") == refusal_text(Code.MUST_LEAD, "en")
 

@@ -85,7 +85,7 @@ def test_table_image(lang: str) -> None:
     view = sample_view()
     data = render_table(view, NAMES, lang)
     im = png(data)
-    assert im.size == (1200, 860) and im.mode == "P"
+    assert im.size == (1200, 1000) and im.mode == "P"
     assert len(data) < 200_000
     assert render_table(dataclasses.replace(view, to_act=4), NAMES, lang) != data
     assert render_table(dataclasses.replace(view, top=None), NAMES, lang) != data
@@ -204,3 +204,20 @@ def test_bench_reports_json_figures() -> None:
     figures = bench(runs=3)
     assert figures["hand_bytes"] and figures["table_bytes"] and figures["hand_cards"] == 36
     assert float(figures["hand_ms_median"]) > 0
+
+
+def test_samples_come_from_a_real_game(tmp_path: Path) -> None:
+    from renderers.__main__ import GAME_NAMES, SAMPLE_SEED, sample_game, samples
+
+    hand, table, over, totals = sample_game(SAMPLE_SEED)
+    assert len(hand) == 36 and table.top is not None and table.burning is not None
+    assert over.phase == "over" and sorted(r for r in over.ranks if r) == [1, 2, 3, 4, 5, 6]
+    if any(d.kind == "chuan" for d in over.tributes):  # §11: 串三户 pays no 闷贡, 烧贡, 落贡
+        assert not any(d.kind in ("men", "shao", "luo") for d in over.tributes)
+    assert totals == (over.score[0], over.score[1])
+    assert not any("<" in name for name in GAME_NAMES)
+    samples(tmp_path)
+    for name in ("hand", "table", "game_over"):
+        assert (tmp_path / f"{name}.png").read_bytes() == (
+            DATA_DIR / "samples" / f"{name}.png"
+        ).read_bytes()

@@ -11,10 +11,12 @@ from engine.rules import CASUAL, PRESETS, QINGDAO, STANDARD
 from engine.view import Debt
 from engine.vocab import Ask, Do, EventType, LeaderReason, TributeKind
 from renderers import (
+    Catalog,
     card_text,
     describe_event,
     describe_events,
     game_over_text,
+    hand_text,
     help_text,
     prompt_text,
     rank_name,
@@ -76,7 +78,7 @@ def test_every_event_is_described(lang: str, kind: str) -> None:
 def test_key_chinese_terms() -> None:
     zh = {k: describe_event(e, NAMES, "zh") or "" for k, e in SAMPLES.items()}
     assert "烧牌" in zh["burn"] and "解烧" in zh["burn_break"] and "反烧" in zh["counter_burn"]
-    assert "闷" in zh["smothered"] and "开点" in zh["opened"] and "走科" in zh["finished"]
+    assert "闷" in zh["smothered"] and "开点" in zh["opened"] and "走头科" in zh["finished"]
     assert "头科" in zh["finished"] and "接风" in zh["wind"] and "四户乱缠" in zh["four_way"]
     assert "革命" in zh["revolution"] and "流局" in zh["void_deal"] and "要头" in zh["yaotou"]
     assert "宣点" in zh["declared"] and "诈烧" in zh["burn_fail"] and "落贡" in zh["tribute_paid"]
@@ -103,12 +105,12 @@ def test_hostile_names_are_escaped(lang: str) -> None:
     assert "<script>" not in prompt_text(view, lang, names)
 
 
-def test_auto_passes_fold_into_one_line() -> None:
+def test_passes_fold_into_one_line() -> None:
     events = [Event(EventType.PLAY, 0, cards="9", gouji=False)] + [
-        Event(EventType.AUTO_PASS, s) for s in (1, 2, 3, 4, 5)
+        Event.make("auto_pass" if s % 2 else "pass", s) for s in (1, 2, 3, 4, 5)
     ]
     text = describe_events(events, NAMES, "zh")
-    assert text.count("\n") == 1 and "Alice、小李、Bob、张三、Eve 要不起" in text
+    assert text.count("\n") == 1 and "Alice、小李、Bob、张三、Eve 过" in text
 
 
 def test_finished_after_a_fault_is_a_placing() -> None:
@@ -118,11 +120,11 @@ def test_finished_after_a_fault_is_a_placing() -> None:
         Event(EventType.FINISHED, 5, rank=6),
     ]
     text = describe_events(events, NAMES, "zh")
-    assert "Eve 定为 大落" in text and "走科" not in text
+    assert "Eve 判为大落" in text and "走" not in text
     gone = describe_events(
         [Event(EventType.PLAY, 0, cards="33"), Event(EventType.FINISHED, 0, rank=1)], NAMES, "zh"
     )
-    assert "走科" in gone
+    assert "老王 <b>走头科</b>" in gone
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -149,10 +151,10 @@ def test_game_over_text(lang: str) -> None:
 
 def test_game_over_lists_tributes_in_chinese() -> None:
     view = dataclasses.replace(
-        sample_over(), tributes=(Debt(3, 0, "dian", 2), Debt(4, 1, "shao", 1))
+        sample_over(), tributes=(Debt(3, 0, TributeKind.DIAN, 2), Debt(4, 1, TributeKind.SHAO, 1))
     )
     text = game_over_text(view, NAMES, "zh")
-    assert "Bob → 老王：点贡 2 张" in text and "张三 → Alice：烧贡 1 张" in text
+    assert "Bob → 老王：点贡×2" in text and "张三 → Alice：烧贡×1" in text
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -185,10 +187,19 @@ def test_rules_text_names_preset_and_every_switch() -> None:
     assert "青岛" in rules_text(QINGDAO, "zh")
 
 
-def test_card_text() -> None:
-    assert card_text("BB22999", "zh") == "大王×2 2×2 9×3"
-    assert card_text("9992B2", "en") == "big joker 2×2 9×3"
-    assert card_text("T", "zh") == "10"
+def test_card_text_counts_like_players() -> None:
+    assert card_text("28888", "zh") == "4个8+2"
+    assert card_text("AAA22", "zh") == "3个A+2个2"
+    assert card_text("S2299", "zh") == "2个9+2个2+小王"
+    assert card_text("BB22999", "zh") == "3个9+2个2+2个大王"
+    assert card_text("28888", "en") == "four 8s + a 2"
+    assert card_text("9992B2", "en") == "three 9s + two 2s + a big joker"
+    assert card_text("T", "zh") == "10" and card_text("B", "en") == "big joker"
+    assert card_text("222", "zh") == "3个2" and card_text("BS", "zh") == "大王+小王"
+    assert card_text("TTTTTTTTTTTT", "en") == "12 10s"
+    assert hand_text("BB2KQQ", "zh") == "2个大王、2、K、2个Q"
+    assert hand_text("BB2KQQ", "en") == "two big jokers, a 2, a king, two queens"
+    assert card_text("KQQ", "zh") == hand_text("KQQ", "zh")  # not a play: read as a hand
     assert rank_name(1, "zh") == "头科" and rank_name(6, "zh") == "大落"
     assert rank_name(5, "en") == "5th (二落)"
     with pytest.raises(ValueError):
@@ -198,3 +209,80 @@ def test_card_text() -> None:
 def test_help_mentions_the_terms() -> None:
     assert "对头" in help_text("zh") and "够级" in help_text("zh")
     assert "(对头)" in help_text("en")
+
+
+def test_nobody_is_named_while_a_burn_claim_is_asked() -> None:
+    """§7: only a player able to beat the 够级 play is asked to burn; the table and the other
+    players' prompts must not show who is being asked."""
+    from renderers import render_table
+
+    asked = [
+        dataclasses.replace(sample_view(), asked=Ask.BURN, to_act=s, burning=None)
+        for s in (0, 1, 3)
+    ]
+    images = {render_table(v, NAMES, "zh") for v in asked}
+    assert len(images) == 1
+    for v in asked:
+        for me in range(6):
+            if me != v.to_act:
+                text = prompt_text(dataclasses.replace(v, seat=me), "zh", NAMES)
+                assert not any(n in text for n in NAMES), text
+    answer = dataclasses.replace(asked[1], asked=Ask.ANSWER)
+    assert "Alice" in prompt_text(dataclasses.replace(answer, seat=0), "zh", NAMES)
+
+
+def test_help_gets_gouji_right_and_explains_the_terms() -> None:
+    """RULES.md §4: 22888 is five 8s, not 够级; 开点, 憋3 and 闷 each explained in one line."""
+    zh, en = help_text("zh"), help_text("en")
+    assert "3个8+2个2只是5个8，不够级" in zh and "just five 8s: not gouji" in en
+    for term in ("开点", "憋3", "闷"):
+        assert sum(line.startswith(f"• <b>{term}</b>") for line in zh.splitlines()) == 1, term
+    for term in ("Opening", "Hold your 3s", "Smothered"):
+        assert sum(line.startswith(f"• <b>{term}</b>") for line in en.splitlines()) == 1, term
+
+
+def test_the_tables_words() -> None:
+    """The players' terms (seeds/), not translationese."""
+    zh, en = Catalog.load("zh").messages, Catalog.load("en").messages
+    everything_zh, everything_en = "".join(zh.values()), "".join(en.values())
+    for wrong in ("立住", "赢得这一轮", "断言", "A队", "B队", "交"):
+        assert wrong not in everything_zh, wrong
+    for wrong in (
+        "card(s)",
+        "burned out",
+        "takes the wind",
+        "Team A",
+        "rank tribute",
+        "point trib",
+    ):
+        assert wrong not in everything_en, wrong
+    assert "活了" in zh["ev.trick_won"] and "宣称" in zh["ev.declared"]
+    assert "吹牛上税" in zh["ask.declare"] and "够死级三把才开点" in zh["ev.yaotou.yaotou"]
+    assert zh["ev.burn_break"].startswith("🧯 {name} 要下对头 {burner} 的烧牌")
+    assert (
+        "联邦之间免落贡" in zh["rules.waive_team_tribute.on"]
+        and "只进落贡" in zh["rules.tribute.luo"]
+    )
+    assert zh["ask.last"] == "你让了牌，别人都过了：管不管 <b>{cards}</b>？"
+    assert rules_text(QINGDAO, "zh").startswith("📜 <b>本桌规则</b>：青岛打法\n")
+    assert "completes the burn</b> (烧成)" in (
+        describe_event(SAMPLES["burn_success"], NAMES, "en") or ""
+    )
+    assert "gets the lead</b> (接风)" in (describe_event(SAMPLES["wind"], NAMES, "en") or "")
+    assert "matching card" in en["refuse.cannot_beat"] and "dead gouji [够死级]" in en["ask.yaotou"]
+    assert en["tribute.luo"] == "loser's tribute [落贡]" and en["tribute.dian"].startswith(
+        "opening"
+    )
+
+
+def test_burn_prompts_split_into_break_and_counter() -> None:
+    """§7: the burner's 对头 is asked to 解烧, anyone else to 反烧."""
+    base = dataclasses.replace(
+        sample_view(), to_act=5, asked=Ask.ANSWER, hand="BB", burning=2, headless=(False,) * 6
+    )
+    facing = prompt_text(dataclasses.replace(base, seat=5), "zh", NAMES)
+    assert "解烧" in facing and "反烧" not in facing and "对头 小李" in facing
+    other = prompt_text(dataclasses.replace(base, seat=5, burning=1), "zh", NAMES)
+    assert "反烧" in other and "解烧" not in other
+    headless = dataclasses.replace(base, seat=5, burning=1, headless=(False,) * 5 + (True,))
+    assert "解烧" in prompt_text(headless, "zh", NAMES)  # §12: a 无头 player breaks a burn

@@ -1,0 +1,349 @@
+"""The group's running account of one game, written the way a Qingdao table talks about it: one line
+per trick, plays joined by →, 让 and 烧 shown, passes left out, the 开点 or 走科 at the end::
+
+    小李 4 → 张姐 5 → 阿强 9 → 王叔 10 → 小美 J →（张姐让）→ 王叔 Q ✅
+    🔥 阿强 烧 王叔：3个2 → 2个10+大王 → 3个J+大王 → 💥 诈烧，判为大落；王叔 接风
+
+A burn gets its own line from the burning play until it ends (烧成, 诈烧, 解烧 and the rest of that
+trick). The deal phase (进贡, 还贡, 买3, 革命, 流局, 宣点, 要头, the leader), 四户乱缠 with its
+rule and the end of the game are lines of their own.
+
+Nothing here tells who could have beaten a play: a declined burn claim and every pass, automatic
+or not, are left out (§7: only players able to beat a 够级 play are asked to burn).
+
+Pure and deterministic: feeding the same events again from the start of a game, all at once or in
+the engine's batches (a batch must not be split: the events closing a trick come in one), rebuilds
+the same lines — the bot can rebuild its transcript after a restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from engine.events import Event
+from engine.ranking import chuan_team, score
+
+from .announce import deal_line
+from .event_fields import kind, num, seat, text
+from .i18n import MAX_MESSAGE, Catalog, lang_or_default
+from .terms import card_text, rank_name, seat_name, team_names
+
+# Events the group never hears about on their own (§7: a declined burn is silent; an automatic
+# pass is a pass, and passes are left out of a trick's line).
+_UNSAID = frozenset({"pass", "auto_pass"})
+# Events that belong to the line of the trick that just ended (they follow its ``trick_won``).
+_TAIL = frozenset({"opened", "finished", "wind", "smothered"})
+
+
+@dataclass
+class _Token:
+    """One step of a line between arrows: a play (seat and cards) or a note, with suffixes."""
+
+    key: str  # catalog key of the step
+    seat: int | None = None
+    cards: str = ""
+    params: dict[str, object] = field(default_factory=dict)
+    notes: list[tuple[str, dict[str, object]]] = field(default_factory=list)
+
+
+@dataclass
+class _Line:
+    head: tuple[str, dict[str, object]] | None = None
+    tokens: list[_Token] = field(default_factory=list)
+    own: int | None = None  # the burner whose plays the line shows without a name
+    cheer: bool = False
+
+
+class Transcript:
+    """The group's running account of one game: one line per trick, plus lines for the moments a
+    table cheers.
+
+    ``feed`` the events returned by ``Match.new_game`` / ``Match.apply``, in order.
+    ``take_finished`` returns the lines completed since its last call (each Telegram HTML,
+    ≤ 4096 characters);
+    ``current`` the line of the trick in progress (for the bot to edit in place), None between
+    tricks; ``cheers`` — independent of ``take_finished`` — the lines completed since its own last
+    call that deserve a group message of their own: burn outcomes, 闷, 开点, 走科, 四户乱缠, 革命
+    and the end of the game. Every cheer is also one of the finished lines.
+    """
+
+    def __init__(self, names: Sequence[str], lang: str) -> None:
+        self.names = tuple(names)
+        self.lang = lang_or_default(lang)
+        self.cat = Catalog.load(self.lang)
+        self._done: list[tuple[str, bool]] = []
+        self._taken = 0
+        self._cheered = 0
+        self._line: _Line | None = None
+        self._closing = False  # the line's trick is over; tail events may still add to it
+        self._after: list[tuple[str, bool]] = []  # lines that wait for the trick in progress
+        self._new_game()
+
+    def _new_game(self) -> None:
+        self._burning: int | None = None
+        self._ranks: dict[int, int] = {}
+        # smothered / failed seat → the step and the index of the note saying so (-1: the step)
+        self._faults: dict[int, tuple[_Token, int]] = {}
+        self._revolted: set[int] = set()
+        self._last_play: int | None = None
+
+    # -- the API -----------------------------------------------------------------------------
+
+    def feed(self, events: Sequence[Event]) -> None:
+        for ev in events:
+            self._event(ev)
+        if self._closing:
+            self._finish()
+
+    def take_finished(self) -> list[str]:
+        out = [line for line, _ in self._done[self._taken :]]
+        self._taken = len(self._done)
+        return out
+
+    def current(self) -> str | None:
+        if self._line is None or self._closing:
+            return None
+        return self._render(self._line)
+
+    def cheers(self) -> list[str]:
+        out = [line for line, cheer in self._done[self._cheered :] if cheer]
+        self._cheered = len(self._done)
+        return out
+
+    # -- words -------------------------------------------------------------------------------
+
+    def _name(self, s: int | None) -> str:
+        return seat_name(s, self.names, self.lang)
+
+    def _text(self, key: str, seen: set[str], params: dict[str, object]) -> str:
+        return self.cat.text(key, seen, **params)
+
+    def _render(self, line: _Line) -> str:
+        seen: set[str] = set()
+        parts = []
+        for tok in line.tokens:
+            params = dict(tok.params)
+            if tok.seat is not None:
+                params.setdefault("name", self._name(tok.seat))
+            if tok.cards:
+                params["cards"] = card_text(tok.cards, self.lang)
+            part = self._text(tok.key, seen, params)
+            for key, note_params in tok.notes:
+                note = self._text(key, seen, note_params)
+                part += note.lstrip() if part.endswith("）") else note
+            parts.append(part)
+        head = self._text(line.head[0], seen, line.head[1]) if line.head else ""
+        return _clip(head, self.cat.text("tr.join"), parts)
+
+    def _add(self, text_: str, cheer: bool = False) -> None:
+        self._done.append((text_[:MAX_MESSAGE], cheer))
+
+    def _finish(self) -> None:
+        """Close the line in progress and keep it."""
+        line, self._line, self._closing = self._line, None, False
+        if line is not None and line.tokens:
+            self._add(self._render(line), line.cheer)
+        for waiting in self._after:
+            self._add(*waiting)
+        self._after.clear()
+
+    def _open(self) -> _Line:
+        if self._line is None:
+            self._line = _Line(own=self._burning)
+        return self._line
+
+    def _last(self, s: int | None = None) -> _Token | None:
+        """The latest step of the line (of seat ``s`` when given)."""
+        tokens = self._line.tokens if self._line is not None else []
+        for tok in reversed(tokens):
+            if s is None or (tok.seat == s and tok.cards):
+                return tok
+        return None
+
+    def _note(self, key: str, cheer: bool = False, **params: object) -> None:
+        """A suffix on the latest step; a line of its own when no line is open."""
+        tok = self._last()
+        if tok is None or self._line is None:
+            self._add(self.cat.text(key, None, **params).strip("，;；（）() "), cheer)
+            return
+        tok.notes.append((key, params))
+        self._line.cheer |= cheer
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _event(self, ev: Event) -> None:
+        k = kind(ev)
+        who = seat(ev)
+        if k in _UNSAID:
+            return
+        if self._closing and k not in _TAIL:
+            self._finish()
+        if k == "play":
+            line = self._open()
+            key = "tr.play.own" if who is not None and who == line.own else "tr.play"
+            line.tokens.append(_Token(key, who, text(ev, "cards")))
+            self._last_play = who
+        elif k == "yield":
+            self._open().tokens.append(_Token("tr.yield", who))
+        elif k == "burn":
+            self._burn(who, num(ev, "victim"))
+        elif k in ("counter_burn", "burn_break"):
+            tok = self._last(who)
+            if tok is not None and self._line is not None:
+                tok.key = f"tr.{k}"
+                self._line.own = who if k == "counter_burn" else None
+                self._line.cheer = True
+            self._burning = who if k == "counter_burn" else None
+        elif k == "burn_success":
+            self._burning = None
+            self._step(
+                "tr.burn_success",
+                victim=self._name(num(ev, "victim")),
+                tribute=num(ev, "tribute") or 1,
+            )
+        elif k == "burn_fail":
+            self._burning = None
+            own = self._line is not None and self._line.own == who
+            tok = self._step("tr.burn_fail" if own else "tr.burn_fail.named", who)
+            if who is not None:
+                self._faults[who] = (tok, -1)
+            self._closing = True  # the lead passes on: the next play starts a new line
+        elif k == "smothered":  # a note on the play that smothered (§8)
+            line = self._open()
+            line.cheer = True
+            tok = self._last(num(ev, "by")) or self._step("tr.play", num(ev, "by"))
+            tok.notes.append(("tr.smothered", {"name": self._name(who)}))
+            if who is not None:
+                self._faults[who] = (tok, len(tok.notes) - 1)
+        elif k == "trick_won":
+            if self._burning is None and self._line is not None:
+                tok = self._last(who) or self._last()
+                if tok is not None:
+                    tok.notes.append(("tr.won", {}))
+                self._closing = True
+        elif k == "opened":
+            self._note("tr.opened", cheer=True)
+        elif k == "finished":
+            self._finished(who, num(ev, "rank"))
+        elif k == "wind":
+            self._note("tr.wind", name=self._name(who))
+        elif k == "four_way":  # announced after the trick during which it began
+            if self._line is None:
+                self._add(self.cat.text("ev.four_way"), cheer=True)
+            else:
+                self._after.append((self.cat.text("ev.four_way"), True))
+        elif k == "game_over":
+            self._finish()
+            self._add(self._game_over(), cheer=True)
+        else:
+            self._deal(ev, k, who)
+
+    def _step(self, key: str, who: int | None = None, **params: object) -> _Token:
+        tok = _Token(key, who, params=dict(params))
+        line = self._open()
+        line.tokens.append(tok)
+        line.cheer = True
+        return tok
+
+    def _burn(self, burner: int | None, victim: int | None) -> None:
+        """The burning play closes the line of the trick it burned and opens the burn's line."""
+        line = self._line
+        play = line.tokens.pop() if line is not None and line.tokens else None
+        self._finish()
+        self._burning = burner
+        self._line = _Line(
+            head=("tr.burn", {"name": self._name(burner), "victim": self._name(victim)}),
+            own=burner,
+            cheer=True,
+        )
+        if play is not None:
+            play.key = "tr.play.own"
+            self._line.tokens.append(play)
+
+    def _finished(self, who: int | None, rank: int | None) -> None:
+        if who is None or rank is None or not 1 <= rank <= 6:
+            return
+        before = self._ranks.get(who)
+        self._ranks[who] = rank
+        words = rank_name(rank, self.lang)
+        if who in self._faults:
+            fault, index = self._faults[who]
+            if before is None and index < 0:
+                fault.notes.append(("tr.placed", {"rank": words}))
+            elif before is None:
+                key, params = fault.notes[index]
+                fault.notes[index] = (f"{key}.placed", {**params, "rank": words})
+            else:  # a later 诈烧 moved this smothered player up (§10)
+                self._note("tr.replaced", name=self._name(who), rank=words)
+            return
+        if who in self._revolted:
+            self._note("tr.revolted_rank", cheer=True, name=self._name(who), rank=words)
+            return
+        tok = self._last(who)
+        if who == self._last_play and tok is not None and self._line is not None:
+            tok.notes.append(("tr.gone", {"rank": self.cat.text(f"rank.go.{rank}")}))
+            self._line.cheer = True
+        # else: placed when the game ends; the game-over line lists every rank
+
+    def _deal(self, ev: Event, k: str, who: int | None) -> None:
+        self._finish()
+        if k == "dealt":
+            self._new_game()
+        elif k == "revolution" and who is not None:
+            self._revolted.add(who)
+        elif k == "void_deal":
+            self._revolted.clear()
+        line = deal_line(ev, self.names, self.lang)
+        if line is not None:
+            self._add(line, cheer=k == "revolution")
+
+    def _game_over(self) -> str:
+        seen: set[str] = set()
+        ranks = [self._ranks.get(s) for s in range(6)]
+        order = sorted((r, s) for s, r in self._ranks.items())
+        listed = self.cat.text("tr.over.sep").join(
+            self.cat.text("tr.over.rank", seen, rank=rank_name(r, self.lang), name=self._name(s))
+            for r, s in order
+        )
+        out = self.cat.text("tr.over", seen, ranks=listed)
+        if len(order) == 6:
+            if chuan_team(ranks) is not None:
+                out += self.cat.text("tr.over.chuan", seen)
+            a, b = score(ranks)
+            if a or b:
+                side = 0 if a else 1
+                team = team_names(side, self.names, self.lang)
+                out += self.cat.text("tr.over.score", seen, team=team, score=f"+{a or b}")
+            else:
+                out += self.cat.text("tr.over.tie", seen)
+        return out
+
+
+def _clip(head: str, join: str, parts: list[str]) -> str:
+    """``head`` + ``parts`` joined; a line too long for one message keeps its latest steps."""
+    line = head + _join(join, parts)
+    if len(line) <= MAX_MESSAGE:
+        return line
+    kept: list[str] = []
+    size = len(head) + 2
+    for part in reversed(parts):
+        if size + len(part) + len(join) > MAX_MESSAGE:
+            break
+        kept.append(part)
+        size += len(part) + len(join)
+    return head + "…" + join + _join(join, kept[::-1])
+
+
+def _join(join: str, parts: list[str]) -> str:
+    """Steps joined by the arrow, no space beside a full-width bracket: ``J →（张姐让）→ Q``."""
+    out = parts[0] if parts else ""
+    for prev, part in pairwise(parts):
+        arrow = join
+        if prev.endswith("）"):
+            arrow = arrow.lstrip()
+        if part.startswith("（"):
+            arrow = arrow.rstrip()
+        out += arrow + part
+    return out
