@@ -230,6 +230,9 @@ class Transcript:
         elif k == "wind":
             self._note("tr.wind", name=self._name(who))
         elif k == "four_way":  # announced after the trick during which it began
+            self._burning = None  # §12: a burn still running simply ends
+            if self._line is not None:
+                self._line.own = None
             if self._line is None:
                 self._add(self.cat.text("ev.four_way"), cheer=True)
             else:

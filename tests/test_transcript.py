@@ -274,3 +274,28 @@ def test_random_matches(preset: str) -> None:
         again = Transcript(NAMES, "en" if seed % 2 else "zh")
         again.feed([e for b in batches for e in b])
         assert again.take_finished() == lines
+
+
+def test_a_burn_running_into_four_way_simply_ends() -> None:
+    """§12: no success, no failure; the trick then closes like any other."""
+    events = [
+        E("play", 1, cards="QQQ", gouji=True),
+        E("play", 2, cards="BQQ", gouji=True),
+        E("burn", 2, victim=1),
+        E("trick_won", 2),
+        E("play", 2, cards="333", gouji=False),
+        E("finished", 2, rank=2),
+        E("four_way", None),
+        E("play", 3, cards="444", gouji=False),
+        E("play", 4, cards="555", gouji=False),
+        E("pass", 5),
+        E("pass", 0),
+        E("pass", 3),
+        E("trick_won", 4),
+    ]
+    tr = Transcript(NAMES, "zh")
+    tr.feed(events)
+    lines = [plain(x) for x in tr.take_finished()]
+    assert tr.current() is None
+    assert lines[1] == "🔥 张姐 烧 小李：2个Q+大王 → 3个3（🏁 走二科）→ 阿强 3个4 → 王叔 3个5 ✅"
+    assert lines[2].startswith("⚔️ 四户乱缠")
