@@ -107,7 +107,7 @@ def test_hostile_names_are_escaped(lang: str) -> None:
 
 def test_passes_fold_into_one_line() -> None:
     events = [Event(EventType.PLAY, 0, cards="9", gouji=False)] + [
-        Event.make("auto_pass" if s % 2 else "pass", s) for s in (1, 2, 3, 4, 5)
+        Event(EventType.AUTO_PASS if s % 2 else EventType.PASS, s) for s in (1, 2, 3, 4, 5)
     ]
     text = describe_events(events, NAMES, "zh")
     assert text.count("\n") == 1 and "Alice、小李、Bob、张三、Eve 过" in text

@@ -39,7 +39,7 @@ def lines_of(events: list[Event], names: tuple[str, ...] = NAMES, lang: str = "z
 def game_batches(seed: int, games: int = 1) -> list[list[Event]]:
     """The event batches of a seeded game of six normal AI players, as the bot receives them."""
     rng = random.Random(seed)
-    match = Match(STANDARD, rng)
+    match = Match(STANDARD, seed=seed)
     batches = []
     for _ in range(games):
         batches.append(match.new_game())
@@ -255,7 +255,7 @@ def test_random_matches(preset: str) -> None:
 
     for seed in range(8):
         rng = random.Random(seed)
-        match = Match(Rules.preset_named(preset), rng)
+        match = Match(Rules.preset_named(preset), seed=seed)
         live = Transcript(NAMES, "en" if seed % 2 else "zh")
         batches: list[list[Event]] = []
         for _ in range(2):
