@@ -105,48 +105,28 @@ class Storage(Protocol):
 # Version 1. `ifnull(thread_id, 0)`: a chat without topics is thread 0 (real topic ids are > 1),
 # so the partial unique index also holds for NULL threads.
 _V1 = """
-CREATE TABLE chats (
-    chat_id    INTEGER PRIMARY KEY,
-    lang       TEXT,
-    settings   TEXT NOT NULL DEFAULT '{}',
-    updated_at REAL NOT NULL
-);
-CREATE TABLE users (
-    user_id    INTEGER PRIMARY KEY,
-    name       TEXT NOT NULL,
-    lang       TEXT,
-    dm_ok      INTEGER NOT NULL DEFAULT 0,
-    updated_at REAL NOT NULL
-);
+CREATE TABLE chats (chat_id INTEGER PRIMARY KEY, lang TEXT, settings TEXT NOT NULL,
+    updated_at REAL NOT NULL);
+CREATE TABLE users (user_id INTEGER PRIMARY KEY, name TEXT NOT NULL, lang TEXT,
+    dm_ok INTEGER NOT NULL DEFAULT 0, updated_at REAL NOT NULL);
 CREATE TABLE game_tables (
-    table_id   INTEGER PRIMARY KEY AUTOINCREMENT,
-    chat_id    INTEGER NOT NULL,
-    thread_id  INTEGER,
-    status     TEXT NOT NULL CHECK (status IN ('lobby', 'playing', 'over', 'abandoned')),
-    opener     INTEGER NOT NULL,
-    state      TEXT NOT NULL,
-    version    INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0),
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
+    table_id INTEGER PRIMARY KEY AUTOINCREMENT, chat_id INTEGER NOT NULL, thread_id INTEGER,
+    status TEXT NOT NULL CHECK (status IN ('lobby', 'playing', 'over', 'abandoned')),
+    opener INTEGER NOT NULL, state TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0),
+    created_at REAL NOT NULL, updated_at REAL NOT NULL);
 CREATE UNIQUE INDEX game_tables_active ON game_tables (chat_id, ifnull(thread_id, 0))
     WHERE status IN ('lobby', 'playing');
 CREATE INDEX game_tables_chat ON game_tables (chat_id);
 CREATE INDEX game_tables_status ON game_tables (status);
 CREATE TABLE actions (
     table_id INTEGER NOT NULL REFERENCES game_tables (table_id) ON DELETE CASCADE,
-    seq      INTEGER NOT NULL CHECK (seq >= 0),
-    action   TEXT NOT NULL,
-    PRIMARY KEY (table_id, seq)
-) WITHOUT ROWID;
+    seq INTEGER NOT NULL CHECK (seq >= 0), action TEXT NOT NULL,
+    PRIMARY KEY (table_id, seq)) WITHOUT ROWID;
 CREATE TABLE games (
-    table_id   INTEGER NOT NULL REFERENCES game_tables (table_id) ON DELETE CASCADE,
-    number     INTEGER NOT NULL,
-    chat_id    INTEGER NOT NULL,
-    record     TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (table_id, number)
-);
+    table_id INTEGER NOT NULL REFERENCES game_tables (table_id) ON DELETE CASCADE,
+    number INTEGER NOT NULL, chat_id INTEGER NOT NULL, record TEXT NOT NULL,
+    created_at REAL NOT NULL, PRIMARY KEY (table_id, number));
 CREATE INDEX games_chat ON games (chat_id, created_at);
 """
 
@@ -219,7 +199,6 @@ class SqliteStorage:
             if mode is None or str(mode[0]).lower() != "wal":
                 raise StorageError(f"{self.path}: cannot switch to WAL (got {mode!r})")
             await db.execute("PRAGMA synchronous = FULL")
-            await db.execute("PRAGMA foreign_keys = ON")
             await self._migrate(db)
         except BaseException:
             await db.close()
@@ -235,20 +214,28 @@ class SqliteStorage:
                 f"{self.path}: database schema version {version} is newer than this bot knows "
                 f"({len(self.migrations)}); upgrade the bot or use another database file"
             )
+        # Foreign keys are off while migrating (PRAGMA foreign_keys is a no-op in a transaction,
+        # and rebuilding a table needs them off); each script must leave them consistent.
+        await db.execute("PRAGMA foreign_keys = OFF")
         for target in range(version + 1, len(self.migrations) + 1):
-            script = self.migrations[target - 1]
             try:  # one transaction per script; user_version is set inside it
-                await db.executescript(
-                    f"BEGIN IMMEDIATE;\n{script}\n;PRAGMA user_version = {target};\nCOMMIT;"
-                )
+                await db.executescript(f"BEGIN IMMEDIATE;\n{self.migrations[target - 1]}\n;")
+                async with db.execute("PRAGMA foreign_key_check") as cur:
+                    if broken := list(await cur.fetchall()):
+                        raise StorageError(f"migration {target} breaks foreign keys: {broken[:3]}")
+                await db.execute(f"PRAGMA user_version = {target}")
+                await db.execute("COMMIT")
             except BaseException:
                 await db.rollback()
                 raise
+        await db.execute("PRAGMA foreign_keys = ON")
 
     async def close(self) -> None:
-        db, self._db = self._db, None
-        if db is not None:
-            await db.close()
+        """Closes the connection once the unit of work under way, if any, is done."""
+        async with self._lock:
+            db, self._db = self._db, None
+            if db is not None:
+                await db.close()
 
     @asynccontextmanager
     async def _unit(self, write: bool = True) -> AsyncIterator[aiosqlite.Connection]:
@@ -272,18 +259,18 @@ class SqliteStorage:
                 await db.rollback()
                 raise
 
-    async def _one(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        async with self._unit(write=False) as db, db.execute(sql, args) as cur:
-            return await cur.fetchone()
-
-    async def _all(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+    async def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         async with self._unit(write=False) as db, db.execute(sql, args) as cur:
             return list(await cur.fetchall())
+
+    async def _first(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        rows = await self._rows(sql, args)
+        return rows[0] if rows else None
 
     # -- chats and users ----------------------------------------------------------------------
 
     async def get_chat(self, chat_id: int) -> ChatRow | None:
-        r = await self._one("SELECT lang, settings FROM chats WHERE chat_id = ?", (chat_id,))
+        r = await self._first("SELECT lang, settings FROM chats WHERE chat_id = ?", (chat_id,))
         return None if r is None else ChatRow(chat_id, r[0], _loads(r[1]))
 
     async def save_chat(self, row: ChatRow) -> None:
@@ -296,7 +283,7 @@ class SqliteStorage:
             )
 
     async def get_user(self, user_id: int) -> UserRow | None:
-        r = await self._one(
+        r = await self._first(
             "SELECT name, lang, dm_ok, updated_at FROM users WHERE user_id = ?", (user_id,)
         )
         return None if r is None else UserRow(user_id, r[0], r[1], bool(r[2]), r[3])
@@ -322,21 +309,13 @@ class SqliteStorage:
         if row.table_id is not None:
             raise ValueError(f"table already created (table_id={row.table_id})")
         _check_status(row.status)
-        now = time.time()
+        now, state = time.time(), _dumps(row.state)
         try:
             async with self._unit() as db:
                 cur = await db.execute(
                     "INSERT INTO game_tables (chat_id, thread_id, status, opener, state, version,"
                     " created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
-                    (
-                        row.chat_id,
-                        row.thread_id,
-                        row.status,
-                        row.opener,
-                        _dumps(row.state),
-                        now,
-                        now,
-                    ),
+                    (row.chat_id, row.thread_id, row.status, row.opener, state, now, now),
                 )
                 table_id = cur.lastrowid
                 await cur.close()
@@ -393,14 +372,14 @@ class SqliteStorage:
         raise VersionConflict(f"table {table_id} is at version {r[0]}, the writer expected {base}")
 
     async def load_table(self, table_id: int) -> TableRow | None:
-        r = await self._one(
+        r = await self._first(
             f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE table_id = ?", (table_id,)
         )
         return None if r is None else _table(r)
 
     async def table_for_chat(self, chat_id: int, thread_id: int | None = None) -> TableRow | None:
         """The chat's (topic's) lobby or playing table, if any."""
-        r = await self._one(
+        r = await self._first(
             f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE chat_id = ?"
             " AND ifnull(thread_id, 0) = ? AND status IN ('lobby', 'playing')",
             (chat_id, thread_id or 0),
@@ -408,13 +387,13 @@ class SqliteStorage:
         return None if r is None else _table(r)
 
     async def load_actions(self, table_id: int) -> list[str]:
-        rows = await self._all(
+        rows = await self._rows(
             "SELECT action FROM actions WHERE table_id = ? ORDER BY seq", (table_id,)
         )
         return [r[0] for r in rows]
 
     async def unfinished_tables(self) -> list[TableRow]:
-        rows = await self._all(
+        rows = await self._rows(
             f"SELECT {_TABLE_COLUMNS} FROM game_tables"
             " WHERE status IN ('lobby', 'playing') ORDER BY table_id"
         )
@@ -441,7 +420,7 @@ class SqliteStorage:
 
     async def games(self, chat_id: int, limit: int = 20) -> list[dict[str, Any]]:
         """The chat's finished-game records, newest first."""
-        rows = await self._all(
+        rows = await self._rows(
             "SELECT record FROM games WHERE chat_id = ?"
             " ORDER BY created_at DESC, table_id DESC, number DESC LIMIT ?",
             (chat_id, limit),
