@@ -81,25 +81,47 @@ class SchemaTooNew(StorageError):
 
 
 class Storage(Protocol):
+    """What the bot codes against. Rows go in and out as the dataclasses above; the storage sets
+    the timestamps (and writes them back on the rows it is given)."""
+
     async def open(self) -> None: ...
     async def close(self) -> None: ...
     async def get_chat(self, chat_id: int) -> ChatRow | None: ...
     async def save_chat(self, row: ChatRow) -> None: ...
     async def get_user(self, user_id: int) -> UserRow | None: ...
     async def save_user(self, row: UserRow) -> None: ...
-    async def create_table(self, row: TableRow) -> TableRow: ...
-    async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None: ...
+
+    async def create_table(self, row: TableRow) -> TableRow:
+        """Stores a new table (no actions yet): fills in `table_id`, `version` = 0 and the
+        timestamps on `row` and returns it. `TableExists` if the chat (topic) has an open one."""
+
+    async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None:
+        """One transaction: appends `new_actions` as seq `row.version - len(new_actions)` …
+        `row.version - 1` and stores status, state and version (chat, thread and opener are fixed
+        at creation). `VersionConflict`, nothing written, unless the stored version is
+        `row.version - len(new_actions)`; `TableExists` when reopening beside an open table."""
+
     async def load_table(self, table_id: int) -> TableRow | None: ...
-    async def table_for_chat(
-        self, chat_id: int, thread_id: int | None = None
-    ) -> TableRow | None: ...
+
+    async def table_for_chat(self, chat_id: int, thread_id: int | None = None) -> TableRow | None:
+        """The chat's (topic's) lobby or playing table, if any."""
+
     async def load_actions(self, table_id: int) -> list[str]: ...
     async def unfinished_tables(self) -> list[TableRow]: ...
+
     async def save_game(
         self, table_id: int, chat_id: int, number: int, record: dict[str, Any]
-    ) -> None: ...
-    async def games(self, chat_id: int, limit: int = 20) -> list[dict[str, Any]]: ...
-    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None: ...
+    ) -> None:
+        """Stores game `number` of a table (a RECORDS.md record). Idempotent: the first record
+        saved for (table_id, number) stays. `TableNotFound` for an unknown table."""
+
+    async def games(self, chat_id: int, limit: int = 20) -> list[dict[str, Any]]:
+        """The chat's game records, newest first."""
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup: its settings, tables and games move to the new id (a
+        settings row the new chat already has is kept). `TableExists`, nothing moved, if both
+        chats have an open table in the same topic."""
 
 
 # Version 1. `ifnull(thread_id, 0)`: a chat without topics is thread 0 (real topic ids are > 1),
@@ -165,7 +187,7 @@ def _open_table_clash(e: sqlite3.IntegrityError, message: str) -> Exception:
 
 class SqliteStorage:
     """`Storage` on one aiosqlite connection. `async with SqliteStorage(path) as st:` opens and
-    always closes it."""
+    always closes it. `migrations` is for tests of the migration machinery."""
 
     def __init__(self, path: str | Path, migrations: Sequence[str] = MIGRATIONS) -> None:
         self.path = Path(path)
@@ -242,10 +264,9 @@ class SqliteStorage:
         """One short unit of work, serialized by the lock (on the one connection, a read between
         another unit's statements would see its uncommitted writes). A write unit runs in
         `BEGIN IMMEDIATE … COMMIT` and rolls back on any error or cancellation."""
-        if self._db is None:
-            raise StorageError("storage is not open")
-        db = self._db
         async with self._lock:
+            if (db := self._db) is None:
+                raise StorageError("storage is not open")
             if not write:
                 yield db
                 return
@@ -289,7 +310,6 @@ class SqliteStorage:
         return None if r is None else UserRow(user_id, r[0], r[1], bool(r[2]), r[3])
 
     async def save_user(self, row: UserRow) -> None:
-        """Inserts or replaces the user; sets `row.updated_at`."""
         now = time.time()
         async with self._unit() as db:
             await db.execute(
@@ -303,9 +323,6 @@ class SqliteStorage:
     # -- tables -------------------------------------------------------------------------------
 
     async def create_table(self, row: TableRow) -> TableRow:
-        """Stores a new table with no actions yet; fills in `table_id`, `created_at`,
-        `updated_at` and `version` (0) on `row` and returns it. Raises `TableExists` when the
-        chat (topic) already has a lobby or playing table."""
         if row.table_id is not None:
             raise ValueError(f"table already created (table_id={row.table_id})")
         _check_status(row.status)
@@ -327,10 +344,6 @@ class SqliteStorage:
         return row
 
     async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None:
-        """One transaction: appends `new_actions` as seq `row.version - len(new_actions)` …
-        `row.version - 1` and stores the row (status, state, version; chat, thread and opener
-        are fixed at creation). Raises `VersionConflict`, writing nothing, unless the stored
-        version is `row.version - len(new_actions)`. Sets `row.updated_at`."""
         if row.table_id is None:
             raise ValueError("save_table needs a created table (table_id is None)")
         if isinstance(new_actions, str):
@@ -378,7 +391,6 @@ class SqliteStorage:
         return None if r is None else _table(r)
 
     async def table_for_chat(self, chat_id: int, thread_id: int | None = None) -> TableRow | None:
-        """The chat's (topic's) lobby or playing table, if any."""
         r = await self._first(
             f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE chat_id = ?"
             " AND ifnull(thread_id, 0) = ? AND status IN ('lobby', 'playing')",
@@ -404,8 +416,6 @@ class SqliteStorage:
     async def save_game(
         self, table_id: int, chat_id: int, number: int, record: dict[str, Any]
     ) -> None:
-        """Stores game `number` of a table (a RECORDS.md record). Idempotent: the first record
-        saved for (table_id, number) stays."""
         try:
             async with self._unit() as db:
                 await db.execute(
@@ -419,7 +429,6 @@ class SqliteStorage:
             raise TableNotFound(f"no table {table_id}") from e
 
     async def games(self, chat_id: int, limit: int = 20) -> list[dict[str, Any]]:
-        """The chat's finished-game records, newest first."""
         rows = await self._rows(
             "SELECT record FROM games WHERE chat_id = ?"
             " ORDER BY created_at DESC, table_id DESC, number DESC LIMIT ?",
@@ -428,9 +437,6 @@ class SqliteStorage:
         return [_loads(r[0]) for r in rows]
 
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
-        """A group became a supergroup: its tables, games and settings move to the new id. If the
-        new chat already has its own settings row, that newer row is kept. Raises `TableExists`
-        (nothing moved) if both chats have an open table in the same topic."""
         if old_chat_id == new_chat_id:
             return
         try:
@@ -452,7 +458,7 @@ class SqliteStorage:
             raise _open_table_clash(e, msg) from e
 
 
-async def open_storage(path: str) -> SqliteStorage:
+async def open_storage(path: str | Path) -> SqliteStorage:
     """Opens (creating the file, its directory and schema if missing) the SQLite storage."""
     storage = SqliteStorage(path)
     await storage.open()

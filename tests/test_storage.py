@@ -356,9 +356,14 @@ async def test_close_waits_for_the_write_under_way(tmp_path: Path) -> None:
     assert row.table_id is not None
     row.version = 1
     write = asyncio.create_task(st.save_table(row, ["0 play 3"]))
-    await asyncio.sleep(0)  # the unit holds the lock
-    await st.close()
+    await asyncio.sleep(0)  # the write holds the lock
+    closing = asyncio.create_task(st.close())
+    await asyncio.sleep(0)  # close waits for the write
+    late = asyncio.create_task(st.get_chat(1))  # and a read queued behind close
+    await closing
     await write
+    with pytest.raises(StorageError, match="not open"):  # gets a clear error
+        await late
     async with SqliteStorage(path) as again:
         assert await again.load_actions(row.table_id) == ["0 play 3"]
     with pytest.raises(StorageError, match="not open"):
