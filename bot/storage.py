@@ -81,72 +81,74 @@ class SchemaTooNew(StorageError):
 
 
 class Storage(Protocol):
+    """What the bot codes against. Rows go in and out as the dataclasses above; the storage sets
+    the timestamps (and writes them back on the rows it is given)."""
+
     async def open(self) -> None: ...
     async def close(self) -> None: ...
     async def get_chat(self, chat_id: int) -> ChatRow | None: ...
     async def save_chat(self, row: ChatRow) -> None: ...
     async def get_user(self, user_id: int) -> UserRow | None: ...
     async def save_user(self, row: UserRow) -> None: ...
-    async def create_table(self, row: TableRow) -> TableRow: ...
-    async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None: ...
+
+    async def create_table(self, row: TableRow) -> TableRow:
+        """Stores a new table (no actions yet): fills in `table_id`, `version` = 0 and the
+        timestamps on `row` and returns it. `TableExists` if the chat (topic) has an open one."""
+
+    async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None:
+        """One transaction: appends `new_actions` as seq `row.version - len(new_actions)` …
+        `row.version - 1` and stores status, state and version (chat, thread and opener are fixed
+        at creation). `VersionConflict`, nothing written, unless the stored version is
+        `row.version - len(new_actions)`; `TableExists` when reopening beside an open table."""
+
     async def load_table(self, table_id: int) -> TableRow | None: ...
-    async def table_for_chat(
-        self, chat_id: int, thread_id: int | None = None
-    ) -> TableRow | None: ...
+
+    async def table_for_chat(self, chat_id: int, thread_id: int | None = None) -> TableRow | None:
+        """The chat's (topic's) lobby or playing table, if any."""
+
     async def load_actions(self, table_id: int) -> list[str]: ...
     async def unfinished_tables(self) -> list[TableRow]: ...
+
     async def save_game(
         self, table_id: int, chat_id: int, number: int, record: dict[str, Any]
-    ) -> None: ...
-    async def games(self, chat_id: int, limit: int = 20) -> list[dict[str, Any]]: ...
-    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None: ...
+    ) -> None:
+        """Stores game `number` of a table (a RECORDS.md record). Idempotent: the first record
+        saved for (table_id, number) stays. `TableNotFound` for an unknown table."""
+
+    async def games(self, chat_id: int, limit: int = 20) -> list[dict[str, Any]]:
+        """The chat's game records, newest first."""
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup: its settings, tables and games move to the new id (a
+        settings row the new chat already has is kept). `TableExists`, nothing moved, if both
+        chats have an open table in the same topic."""
 
 
 # Version 1. `ifnull(thread_id, 0)`: a chat without topics is thread 0 (real topic ids are > 1),
 # so the partial unique index also holds for NULL threads.
 _V1 = """
-CREATE TABLE chats (
-    chat_id    INTEGER PRIMARY KEY,
-    lang       TEXT,
-    settings   TEXT NOT NULL DEFAULT '{}',
-    updated_at REAL NOT NULL
-);
-CREATE TABLE users (
-    user_id    INTEGER PRIMARY KEY,
-    name       TEXT NOT NULL,
-    lang       TEXT,
-    dm_ok      INTEGER NOT NULL DEFAULT 0,
-    updated_at REAL NOT NULL
-);
+CREATE TABLE chats (chat_id INTEGER PRIMARY KEY, lang TEXT, settings TEXT NOT NULL,
+    updated_at REAL NOT NULL);
+CREATE TABLE users (user_id INTEGER PRIMARY KEY, name TEXT NOT NULL, lang TEXT,
+    dm_ok INTEGER NOT NULL DEFAULT 0, updated_at REAL NOT NULL);
 CREATE TABLE game_tables (
-    table_id   INTEGER PRIMARY KEY AUTOINCREMENT,
-    chat_id    INTEGER NOT NULL,
-    thread_id  INTEGER,
-    status     TEXT NOT NULL CHECK (status IN ('lobby', 'playing', 'over', 'abandoned')),
-    opener     INTEGER NOT NULL,
-    state      TEXT NOT NULL,
-    version    INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0),
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
+    table_id INTEGER PRIMARY KEY AUTOINCREMENT, chat_id INTEGER NOT NULL, thread_id INTEGER,
+    status TEXT NOT NULL CHECK (status IN ('lobby', 'playing', 'over', 'abandoned')),
+    opener INTEGER NOT NULL, state TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0),
+    created_at REAL NOT NULL, updated_at REAL NOT NULL);
 CREATE UNIQUE INDEX game_tables_active ON game_tables (chat_id, ifnull(thread_id, 0))
     WHERE status IN ('lobby', 'playing');
 CREATE INDEX game_tables_chat ON game_tables (chat_id);
 CREATE INDEX game_tables_status ON game_tables (status);
 CREATE TABLE actions (
     table_id INTEGER NOT NULL REFERENCES game_tables (table_id) ON DELETE CASCADE,
-    seq      INTEGER NOT NULL CHECK (seq >= 0),
-    action   TEXT NOT NULL,
-    PRIMARY KEY (table_id, seq)
-) WITHOUT ROWID;
+    seq INTEGER NOT NULL CHECK (seq >= 0), action TEXT NOT NULL,
+    PRIMARY KEY (table_id, seq)) WITHOUT ROWID;
 CREATE TABLE games (
-    table_id   INTEGER NOT NULL REFERENCES game_tables (table_id) ON DELETE CASCADE,
-    number     INTEGER NOT NULL,
-    chat_id    INTEGER NOT NULL,
-    record     TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (table_id, number)
-);
+    table_id INTEGER NOT NULL REFERENCES game_tables (table_id) ON DELETE CASCADE,
+    number INTEGER NOT NULL, chat_id INTEGER NOT NULL, record TEXT NOT NULL,
+    created_at REAL NOT NULL, PRIMARY KEY (table_id, number));
 CREATE INDEX games_chat ON games (chat_id, created_at);
 """
 
@@ -185,7 +187,7 @@ def _open_table_clash(e: sqlite3.IntegrityError, message: str) -> Exception:
 
 class SqliteStorage:
     """`Storage` on one aiosqlite connection. `async with SqliteStorage(path) as st:` opens and
-    always closes it."""
+    always closes it. `migrations` is for tests of the migration machinery."""
 
     def __init__(self, path: str | Path, migrations: Sequence[str] = MIGRATIONS) -> None:
         self.path = Path(path)
@@ -219,7 +221,6 @@ class SqliteStorage:
             if mode is None or str(mode[0]).lower() != "wal":
                 raise StorageError(f"{self.path}: cannot switch to WAL (got {mode!r})")
             await db.execute("PRAGMA synchronous = FULL")
-            await db.execute("PRAGMA foreign_keys = ON")
             await self._migrate(db)
         except BaseException:
             await db.close()
@@ -235,30 +236,37 @@ class SqliteStorage:
                 f"{self.path}: database schema version {version} is newer than this bot knows "
                 f"({len(self.migrations)}); upgrade the bot or use another database file"
             )
+        # Foreign keys are off while migrating (PRAGMA foreign_keys is a no-op in a transaction,
+        # and rebuilding a table needs them off); each script must leave them consistent.
+        await db.execute("PRAGMA foreign_keys = OFF")
         for target in range(version + 1, len(self.migrations) + 1):
-            script = self.migrations[target - 1]
             try:  # one transaction per script; user_version is set inside it
-                await db.executescript(
-                    f"BEGIN IMMEDIATE;\n{script}\n;PRAGMA user_version = {target};\nCOMMIT;"
-                )
+                await db.executescript(f"BEGIN IMMEDIATE;\n{self.migrations[target - 1]}\n;")
+                async with db.execute("PRAGMA foreign_key_check") as cur:
+                    if broken := list(await cur.fetchall()):
+                        raise StorageError(f"migration {target} breaks foreign keys: {broken[:3]}")
+                await db.execute(f"PRAGMA user_version = {target}")
+                await db.execute("COMMIT")
             except BaseException:
                 await db.rollback()
                 raise
+        await db.execute("PRAGMA foreign_keys = ON")
 
     async def close(self) -> None:
-        db, self._db = self._db, None
-        if db is not None:
-            await db.close()
+        """Closes the connection once the unit of work under way, if any, is done."""
+        async with self._lock:
+            db, self._db = self._db, None
+            if db is not None:
+                await db.close()
 
     @asynccontextmanager
     async def _unit(self, write: bool = True) -> AsyncIterator[aiosqlite.Connection]:
         """One short unit of work, serialized by the lock (on the one connection, a read between
         another unit's statements would see its uncommitted writes). A write unit runs in
         `BEGIN IMMEDIATE … COMMIT` and rolls back on any error or cancellation."""
-        if self._db is None:
-            raise StorageError("storage is not open")
-        db = self._db
         async with self._lock:
+            if (db := self._db) is None:
+                raise StorageError("storage is not open")
             if not write:
                 yield db
                 return
@@ -272,18 +280,18 @@ class SqliteStorage:
                 await db.rollback()
                 raise
 
-    async def _one(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        async with self._unit(write=False) as db, db.execute(sql, args) as cur:
-            return await cur.fetchone()
-
-    async def _all(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+    async def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         async with self._unit(write=False) as db, db.execute(sql, args) as cur:
             return list(await cur.fetchall())
+
+    async def _first(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        rows = await self._rows(sql, args)
+        return rows[0] if rows else None
 
     # -- chats and users ----------------------------------------------------------------------
 
     async def get_chat(self, chat_id: int) -> ChatRow | None:
-        r = await self._one("SELECT lang, settings FROM chats WHERE chat_id = ?", (chat_id,))
+        r = await self._first("SELECT lang, settings FROM chats WHERE chat_id = ?", (chat_id,))
         return None if r is None else ChatRow(chat_id, r[0], _loads(r[1]))
 
     async def save_chat(self, row: ChatRow) -> None:
@@ -296,13 +304,12 @@ class SqliteStorage:
             )
 
     async def get_user(self, user_id: int) -> UserRow | None:
-        r = await self._one(
+        r = await self._first(
             "SELECT name, lang, dm_ok, updated_at FROM users WHERE user_id = ?", (user_id,)
         )
         return None if r is None else UserRow(user_id, r[0], r[1], bool(r[2]), r[3])
 
     async def save_user(self, row: UserRow) -> None:
-        """Inserts or replaces the user; sets `row.updated_at`."""
         now = time.time()
         async with self._unit() as db:
             await db.execute(
@@ -316,27 +323,16 @@ class SqliteStorage:
     # -- tables -------------------------------------------------------------------------------
 
     async def create_table(self, row: TableRow) -> TableRow:
-        """Stores a new table with no actions yet; fills in `table_id`, `created_at`,
-        `updated_at` and `version` (0) on `row` and returns it. Raises `TableExists` when the
-        chat (topic) already has a lobby or playing table."""
         if row.table_id is not None:
             raise ValueError(f"table already created (table_id={row.table_id})")
         _check_status(row.status)
-        now = time.time()
+        now, state = time.time(), _dumps(row.state)
         try:
             async with self._unit() as db:
                 cur = await db.execute(
                     "INSERT INTO game_tables (chat_id, thread_id, status, opener, state, version,"
                     " created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
-                    (
-                        row.chat_id,
-                        row.thread_id,
-                        row.status,
-                        row.opener,
-                        _dumps(row.state),
-                        now,
-                        now,
-                    ),
+                    (row.chat_id, row.thread_id, row.status, row.opener, state, now, now),
                 )
                 table_id = cur.lastrowid
                 await cur.close()
@@ -348,10 +344,6 @@ class SqliteStorage:
         return row
 
     async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None:
-        """One transaction: appends `new_actions` as seq `row.version - len(new_actions)` …
-        `row.version - 1` and stores the row (status, state, version; chat, thread and opener
-        are fixed at creation). Raises `VersionConflict`, writing nothing, unless the stored
-        version is `row.version - len(new_actions)`. Sets `row.updated_at`."""
         if row.table_id is None:
             raise ValueError("save_table needs a created table (table_id is None)")
         if isinstance(new_actions, str):
@@ -393,14 +385,13 @@ class SqliteStorage:
         raise VersionConflict(f"table {table_id} is at version {r[0]}, the writer expected {base}")
 
     async def load_table(self, table_id: int) -> TableRow | None:
-        r = await self._one(
+        r = await self._first(
             f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE table_id = ?", (table_id,)
         )
         return None if r is None else _table(r)
 
     async def table_for_chat(self, chat_id: int, thread_id: int | None = None) -> TableRow | None:
-        """The chat's (topic's) lobby or playing table, if any."""
-        r = await self._one(
+        r = await self._first(
             f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE chat_id = ?"
             " AND ifnull(thread_id, 0) = ? AND status IN ('lobby', 'playing')",
             (chat_id, thread_id or 0),
@@ -408,13 +399,13 @@ class SqliteStorage:
         return None if r is None else _table(r)
 
     async def load_actions(self, table_id: int) -> list[str]:
-        rows = await self._all(
+        rows = await self._rows(
             "SELECT action FROM actions WHERE table_id = ? ORDER BY seq", (table_id,)
         )
         return [r[0] for r in rows]
 
     async def unfinished_tables(self) -> list[TableRow]:
-        rows = await self._all(
+        rows = await self._rows(
             f"SELECT {_TABLE_COLUMNS} FROM game_tables"
             " WHERE status IN ('lobby', 'playing') ORDER BY table_id"
         )
@@ -425,8 +416,6 @@ class SqliteStorage:
     async def save_game(
         self, table_id: int, chat_id: int, number: int, record: dict[str, Any]
     ) -> None:
-        """Stores game `number` of a table (a RECORDS.md record). Idempotent: the first record
-        saved for (table_id, number) stays."""
         try:
             async with self._unit() as db:
                 await db.execute(
@@ -440,8 +429,7 @@ class SqliteStorage:
             raise TableNotFound(f"no table {table_id}") from e
 
     async def games(self, chat_id: int, limit: int = 20) -> list[dict[str, Any]]:
-        """The chat's finished-game records, newest first."""
-        rows = await self._all(
+        rows = await self._rows(
             "SELECT record FROM games WHERE chat_id = ?"
             " ORDER BY created_at DESC, table_id DESC, number DESC LIMIT ?",
             (chat_id, limit),
@@ -449,9 +437,6 @@ class SqliteStorage:
         return [_loads(r[0]) for r in rows]
 
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
-        """A group became a supergroup: its tables, games and settings move to the new id. If the
-        new chat already has its own settings row, that newer row is kept. Raises `TableExists`
-        (nothing moved) if both chats have an open table in the same topic."""
         if old_chat_id == new_chat_id:
             return
         try:
@@ -473,7 +458,7 @@ class SqliteStorage:
             raise _open_table_clash(e, msg) from e
 
 
-async def open_storage(path: str) -> SqliteStorage:
+async def open_storage(path: str | Path) -> SqliteStorage:
     """Opens (creating the file, its directory and schema if missing) the SQLite storage."""
     storage = SqliteStorage(path)
     await storage.open()

@@ -20,6 +20,7 @@ from bot.storage import (
     SchemaTooNew,
     SqliteStorage,
     Storage,
+    StorageError,
     TableExists,
     TableNotFound,
     TableRow,
@@ -340,24 +341,58 @@ async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
         await SqliteStorage(path, migrations=(*MIGRATIONS, broken)).open()
     assert raw(path, "PRAGMA user_version") == [(len(MIGRATIONS),)]
     assert raw(path, "SELECT name FROM sqlite_master WHERE name = 'extra'") == []
+    dangling = "INSERT INTO actions VALUES (999, 0, '0 pass');"  # no table 999
+    with pytest.raises(StorageError, match="migration 2 breaks foreign keys"):
+        await SqliteStorage(path, migrations=(*MIGRATIONS, dangling)).open()
     async with SqliteStorage(path) as st:
         assert await st.get_user(1) is not None
+        assert await st.load_actions(999) == []
 
 
-async def test_a_cancelled_writer_leaves_no_open_transaction(st: SqliteStorage) -> None:
+async def test_close_waits_for_the_write_under_way(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    st = await open_storage(str(path))
     row = await st.create_table(lobby())
-    row.version = 1
-    task = asyncio.create_task(st.save_table(row, ["0 play 3"]))
-    await asyncio.sleep(0)  # the unit has started: BEGIN is queued
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
     assert row.table_id is not None
-    stored = await st.load_actions(row.table_id)
-    assert stored in ([], ["0 play 3"])  # either fully written or not at all
-    row.version = len(stored) + 1
-    await st.save_table(row, [f"{len(stored)} pass"])  # and the connection still works
-    assert (await st.load_actions(row.table_id))[-1] == f"{len(stored)} pass"
+    row.version = 1
+    write = asyncio.create_task(st.save_table(row, ["0 play 3"]))
+    await asyncio.sleep(0)  # the write holds the lock
+    closing = asyncio.create_task(st.close())
+    await asyncio.sleep(0)  # close waits for the write
+    late = asyncio.create_task(st.get_chat(1))  # and a read queued behind close
+    await closing
+    await write
+    with pytest.raises(StorageError, match="not open"):  # gets a clear error
+        await late
+    async with SqliteStorage(path) as again:
+        assert await again.load_actions(row.table_id) == ["0 play 3"]
+    with pytest.raises(StorageError, match="not open"):
+        await st.get_chat(1)
+
+
+async def test_cancelled_writers_leave_no_open_transaction(st: SqliteStorage) -> None:
+    """Cancelled at any point of its unit (waiting for BEGIN, mid-way, at COMMIT), a write is
+    either whole or absent, and the connection stays usable."""
+    row = await st.create_table(lobby())
+    assert row.table_id is not None
+    outcomes = set()
+    for delay in range(16):
+        row.version += 1
+        task = asyncio.create_task(st.save_table(row, [f"{row.version - 1} play 3"]))
+        await asyncio.sleep(delay * 0.0001)
+        task.cancel()
+        try:
+            await task
+            outcomes.add("done")
+        except asyncio.CancelledError:
+            outcomes.add("cancelled")
+        stored = await st.load_actions(row.table_id)
+        assert stored == [f"{i} play 3" for i in range(len(stored))]
+        assert len(stored) in (row.version - 1, row.version)
+        row.version = len(stored)
+        row.version += 1
+        await st.save_table(row, [f"{row.version - 1} play 3"])  # the next write goes through
+    assert "cancelled" in outcomes
 
 
 KILLED = """
