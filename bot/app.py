@@ -16,6 +16,7 @@ from telegram import (
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     Chat,
+    Message,
     Update,
     User,
 )
@@ -217,8 +218,8 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     msg = query.message
     chat_id = msg.chat.id if msg is not None else None
     data = query.data
-    if data and data.startswith("s") and chat_id is not None and msg is not None:
-        thread = msg.message_thread_id if getattr(msg, "is_topic_message", False) else None
+    if data and data.startswith("s") and chat_id is not None and isinstance(msg, Message):
+        thread = msg.message_thread_id if msg.is_topic_message else None
         answer, out = await settings_press(
             rt.service, chat_id, thread, data, info, lambda uid: _is_admin(context, chat_id, uid)
         )
@@ -266,7 +267,7 @@ def build_app(
     if base_file_url:
         builder = builder.base_file_url(base_file_url)
     if rate_limit:
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
     app = builder.post_init(post_init).post_shutdown(post_shutdown).build()
     app.bot_data["setup"] = (storage, cfg, lang, group_interval)
     group = ~_private_filter()

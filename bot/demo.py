@@ -51,7 +51,9 @@ async def play_one_game(
             break
         await press_lobby(api, group, users[0], "P")
     await press_lobby(api, group, users[0], "G")
-    players = [SimPlayer(api, u, random.Random(seed * 10 + i)) for i, u in enumerate(users)]
+    players = [
+        SimPlayer(api, u, random.Random(seed * 10 + i), follow=True) for i, u in enumerate(users)
+    ]
     await play_until(api, players, lambda: game_over(api, group))
     return players
 
@@ -92,7 +94,9 @@ async def demo(seed: int, lang: str, preset: str, out_dir: Path, quiet: bool = F
         group = api.group(GROUP_ID, "够级" if lang == "zh" else "Gouji", admins=[api.bot_id])
         with tempfile.TemporaryDirectory() as tmp:
             cfg = Config(bot_username="gouji_bot", ai_delay=0.0, seed=seed, turn_s=3600.0)
-            async with local_bot(api, f"{tmp}/demo.sqlite3", cfg, lang=lang) as app:
+            async with local_bot(
+                api, f"{tmp}/demo.sqlite3", cfg, lang=lang, group_interval=1.0
+            ) as app:
                 players = await play_one_game(api, group, seed, lang, preset)
                 await runtime(app).sender.drain()
                 await api.idle()

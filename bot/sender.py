@@ -153,11 +153,11 @@ class Sender:
             if await self._edit(out, msg_id, shown):
                 return
         message = await self._send(out)
-        if message is not None and slot is not None:
+        if isinstance(message, Message) and slot is not None:
             self._shown[slot] = _Shown(out.photo is not None, out.photo_key, out.text, out.keyboard)
             await self.slot_sent(slot[0], slot[1], message.message_id)
 
-    async def _send(self, out: Out) -> Message | None:
+    async def _send(self, out: Out) -> Message | bool:
         kb = markup(out.keyboard)
         if out.photo is not None:
             data = await asyncio.to_thread(out.photo)
@@ -199,14 +199,14 @@ class Sender:
                 media = InputMediaPhoto(
                     data, caption=out.text, parse_mode=ParseMode.HTML, filename="gouji.png"
                 )
-                done = await self._call(
+                reached = await self._call(
                     out.chat_id,
                     lambda: self.bot.edit_message_media(
                         media, chat_id=out.chat_id, message_id=msg_id, reply_markup=kb
                     ),
                 )
             elif photo_msg:
-                done = await self._call(
+                reached = await self._call(
                     out.chat_id,
                     lambda: self.bot.edit_message_caption(
                         chat_id=out.chat_id,
@@ -217,7 +217,7 @@ class Sender:
                     ),
                 )
             else:
-                done = await self._call(
+                reached = await self._call(
                     out.chat_id,
                     lambda: self.bot.edit_message_text(
                         out.text,
@@ -230,25 +230,26 @@ class Sender:
                 )
         except BadRequest as e:
             if "not modified" in e.message:
-                done = True
+                reached = True
             else:
                 log.info(
                     "edit of a message in chat %d failed (%s): sending anew", out.chat_id, e.message
                 )
                 return False
-        if done is None:
+        if not reached:
             return True  # the chat is gone (blocked, kicked): nothing more to do
         self._shown[out.slot] = _Shown(photo_msg, out.photo_key, out.text, out.keyboard)
         return True
 
-    async def _call(self, chat_id: int, make: Callable[[], Awaitable[object]]) -> Message | None:
+    async def _call(self, chat_id: int, make: Callable[[], Awaitable[object]]) -> Message | bool:
         """One Bot API call with retries: flood waits (429) waited out, network errors retried;
-        a private chat that refuses (403) is reported; BadRequest goes to the caller."""
+        a private chat that refuses (403) is reported (False); BadRequest goes to the caller.
+        The sent message, or True for an edit that went through."""
         for attempt in range(MAX_TRIES):
             try:
                 self.calls += 1
                 result = await make()
-                return result if isinstance(result, Message) else None
+                return result if isinstance(result, Message) else True
             except RetryAfter as e:
                 wait = e.retry_after
                 seconds = wait.total_seconds() if hasattr(wait, "total_seconds") else float(wait)
@@ -259,14 +260,14 @@ class Sender:
                     await self.on_blocked(chat_id)
                 else:
                     log.warning("chat %d refuses the bot's messages", chat_id)
-                return None
+                return False
             except ChatMigrated as e:
                 log.warning("chat %d moved to %d", chat_id, e.new_chat_id)
-                return None
+                return False
             except (TimedOut, NetworkError) as e:
                 if isinstance(e, BadRequest):
                     raise
                 await asyncio.sleep(0.5 * (attempt + 1))
         self.errors += 1
         log.error("gave up on a call to chat %d after %d tries", chat_id, MAX_TRIES)
-        return None
+        return False

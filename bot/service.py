@@ -308,10 +308,10 @@ class Service:
         table: Table | None = None
         seat: int | None = None
         if payload.startswith("j"):
-            tid, _, s = payload[1:].partition("s")
+            tid, _, wanted = payload[1:].partition("s")
             try:
                 table = self.tables.get(int(tid, 36))
-                seat = int(s) if s else None
+                seat = int(wanted) if wanted else None
             except ValueError:
                 table = None
             if seat is not None and not 0 <= seat <= 5:
@@ -552,7 +552,8 @@ class Service:
         if op == "i":
             d = await self._decide(table, seat, "normal")
             cards = d.action.cards
-            text = hint_text(d.action.do, cards, d.reason, lang, **d.params)
+            declines = legal.ask == Ask.BURN and d.action.do == Do.PASS
+            text = hint_text(d.action.do, cards, d.reason, d.params, lang, claim=declines)
             if cards:
                 table.selection[seat] = parse(cards)
             table.hinted[seat] = "💡 " + text
@@ -630,11 +631,13 @@ class Service:
         m = table.match
         assert m is not None
         finished, cheers = table.feed(events)
-        if events and events[0].type == EventType.DEALT:
+        dealt = bool(events) and events[0].type == EventType.DEALT
+        if dealt:  # a new game: a new table message, its log below it, new hand messages
             table.lines = []
             table.st.log_first = 0
             table.st.log_page += 1
             everyone = True
+            self.sender.post(replace(table.table_out(), new=True))
         table.lines.extend(finished)
         for out in table.cheer_outs(cheers):
             self.sender.post(out)
@@ -659,9 +662,9 @@ class Service:
             else {s for s in (actor, ask[0] if ask else None) if s is not None}
         )
         for seat in sorted(seats):
-            out = table.hand_out(seat)
-            if out is not None:
-                self.sender.post(replace(out, new=everyone and events[0].type == EventType.DEALT))
+            hand = table.hand_out(seat)
+            if hand is not None:
+                self.sender.post(replace(hand, new=dealt))
 
     async def _game_over(self, table: Table) -> None:
         m = table.match

@@ -22,11 +22,21 @@ class SimPlayer:
     """A player who, when their hand message asks them something, answers it: a one-tap answer
     or 过, a rank then 出牌, the hint then 出牌, or a deal-phase choice; ``rng`` varies it."""
 
-    def __init__(self, api: LocalBotApi, user: SimUser, rng: random.Random, hints: float = 0.4):
+    def __init__(
+        self,
+        api: LocalBotApi,
+        user: SimUser,
+        rng: random.Random,
+        hints: float = 0.4,
+        follow: bool = False,
+    ):
+        """``hints``: how often a lead is chosen by the 提示 button rather than a random rank;
+        ``follow``: always do what 提示 suggests (a player who plays like the normal AI)."""
         self.api = api
         self.user = user
         self.rng = rng
         self.hints = hints
+        self.follow = follow
         self.presses = 0
         self._plan: list[str] = []
 
@@ -60,6 +70,12 @@ class SimPlayer:
         options = [o for o in ops if o.startswith("o")]
         if options:  # 革命 / 要头 / 宣点: mostly the last choice (decline), sometimes the first
             return await self._press(msg, options[0] if rng.random() < 0.25 else options[-1])
+        if self.follow and any(o.startswith("r") for o in ops):
+            if self._plan and self._plan[0] == "p":  # the hint was shown: play it, or pass
+                self._plan.pop(0)
+                return await self._press(msg, "p" if "p" in ops else "x")
+            self._plan = ["p"]
+            return await self._press(msg, "i")
         if any(o.startswith("t") for o in ops):  # 还贡: the hint picks, then send
             if "p" in ops:
                 return await self._press(msg, "p")
@@ -123,9 +139,7 @@ async def seat_everyone(
     await opener.send("/gouji", group)
     await api.idle()
     for seat, u in enumerate(users):
-        lobby = lobby_message(api, group)
-        await u.press(lobby, data=_lobby_button(lobby, f"s{seat}"))
-        await api.idle()
+        await press_lobby(api, group, u, f"s{seat}")
     return lobby_message(api, group)
 
 
@@ -143,7 +157,16 @@ def _lobby_button(msg: SentMessage, op: str) -> str:
     raise LookupError(op)
 
 
-async def press_lobby(api: LocalBotApi, group: SimGroup, user: SimUser, op: str) -> None:
+async def press_lobby(
+    api: LocalBotApi, group: SimGroup, user: SimUser, op: str, timeout: float = 10.0
+) -> None:
+    """Press a lobby button and wait until the lobby shows the result (the bot paces its
+    group messages, so the edit may come a little later)."""
     lobby = lobby_message(api, group)
+    edits = lobby.edits
     await user.press(lobby, data=_lobby_button(lobby, op))
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while lobby.edits == edits and loop.time() < end:
+        await asyncio.sleep(0.02)
     await api.idle()

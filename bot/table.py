@@ -268,8 +268,9 @@ class Table:
             kb,
             None,
             (self.id, f"hand{seat}"),
-            photo=lambda: render_hand(hand_text, fmt(sel) if any(sel) else ""),
-            photo_key=f"{hand_text}|{fmt(sel)}",
+            # the keyboard shows the chosen cards: the picture changes only with the hand
+            photo=lambda: render_hand(hand_text),
+            photo_key=hand_text,
         )
 
     # -- building a play ---------------------------------------------------------------------

@@ -72,8 +72,3 @@ class Event(NamedTuple):
             f", {k}={v!r}" for k, v in self.to_json().items() if k not in ("type", "seat")
         )
         return f"Event({self.type.name}, {self.seat}{fields}{', claim' if self.claim else ''})"
-
-    def get(self, key: str, default: object = None) -> object:
-        """A field by its JSON name (for generic readers such as tests)."""
-        value = getattr(self, _ATTR.get(key, key), None)
-        return default if value is None else value

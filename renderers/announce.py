@@ -17,7 +17,6 @@ from engine.seats import opposite, team
 from engine.view import SeatView
 from engine.vocab import Status
 
-from .event_fields import declined_burn, flag, kind, num, seat, text
 from .i18n import Catalog, fit_message, lang_or_default
 from .terms import card_text, hand_text, rank_name, seat_name, team_names, tribute_name
 
@@ -56,70 +55,70 @@ class _Writer:
 
     def event(self, ev: Event, placed: bool = False) -> str | None:
         """One line for ``ev``; ``placed``: a ``finished`` that is a placing, not going out."""
-        kind_ = SAID_AS.get(kind(ev), kind(ev))
-        if kind_ in SILENT_EVENTS or declined_burn(ev):
+        kind_ = SAID_AS.get(ev.type, ev.type)
+        if kind_ in SILENT_EVENTS or (ev.type == "pass" and ev.claim):
             return None  # a declined burn (§7) is nobody's business
-        name = self.name(seat(ev))
+        name = self.name(ev.seat)
         if kind_ == "play":
-            key = "ev.play.gouji" if flag(ev, "gouji") else "ev.play"
-            return self.line(key, name=name, cards=self.cards(text(ev, "cards")))
+            key = "ev.play.gouji" if bool(ev.gouji) else "ev.play"
+            return self.line(key, name=name, cards=self.cards(ev.cards or ""))
         if kind_ in ("pass", "yield", "burn_fail", "trick_won", "opened", "wind", "revolution"):
             return self.line(f"ev.{kind_}", name=name)
         if kind_ in ("four_way", "game_over", "void_deal", "no_three"):
             return self.line(f"ev.{kind_}")
         if kind_ == "burn":
-            return self.line("ev.burn", name=name, victim=self.name(num(ev, "victim")))
+            return self.line("ev.burn", name=name, victim=self.name(ev.victim))
         if kind_ in ("burn_break", "counter_burn"):
-            return self.line(f"ev.{kind_}", name=name, burner=self.name(num(ev, "burner")))
+            return self.line(f"ev.{kind_}", name=name, burner=self.name(ev.burner))
         if kind_ == "burn_success":
             return self.line(
                 "ev.burn_success",
                 name=name,
-                victim=self.name(num(ev, "victim")),
-                tribute=num(ev, "tribute") or 1,
+                victim=self.name(ev.victim),
+                tribute=ev.tribute or 1,
             )
         if kind_ == "smothered":
-            return self.line("ev.smothered", name=name, by=self.name(num(ev, "by")))
+            return self.line("ev.smothered", name=name, by=self.name(ev.by))
         if kind_ == "finished":
-            rank = num(ev, "rank")
+            rank = ev.rank
             if rank is None or not 1 <= rank <= 6:
                 return None
             if placed:
                 return self.line("ev.finished.placed", name=name, rank=self.rank(rank))
             return self.line("ev.finished", name=name, rank=self.line(f"rank.go.{rank}"))
         if kind_ == "dealt":
-            return self.line("ev.dealt", game=num(ev, "game") or 1)
+            return self.line("ev.dealt", game=ev.game or 1)
         if kind_ == "tribute_paid":
-            cards = text(ev, "cards")
+            cards = (ev.cards or "")
             params = {
                 "name": name,
-                "to": self.name(num(ev, "to")),
-                "kind": tribute_name(text(ev, "kind"), self.lang),
+                "to": self.name(ev.to),
+                "kind": tribute_name((ev.kind or ""), self.lang),
             }
             if not cards:
                 return self.line("ev.tribute_paid.none", **params)
             return self.line("ev.tribute_paid", cards=self.hand(cards), **params)
         if kind_ == "tribute_returned":
-            cards = self.hand(text(ev, "cards"))
+            cards = self.hand(ev.cards or "")
             return self.line(
-                "ev.tribute_returned", name=name, to=self.name(num(ev, "to")), cards=cards
+                "ev.tribute_returned", name=name, to=self.name(ev.to), cards=cards
             )
         if kind_ == "bought_three":
-            giver = self.name(num(ev, "from"))
+            giver = self.name(ev.source)
             return self.line(
-                "ev.bought_three", name=name, giver=giver, paid=self.hand(text(ev, "paid"))
+                "ev.bought_three", name=name, giver=giver, paid=self.hand(ev.paid or "")
             )
         if kind_ == "given_three":
-            return self.line("ev.given_three", name=name, giver=self.name(num(ev, "from")))
+            return self.line("ev.given_three", name=name, giver=self.name(ev.source))
         if kind_ == "yaotou":
-            choice = "yaotou" if text(ev, "choice") == "yaotou" else "wutou"
+            choice = "yaotou" if (ev.choice or "") == "yaotou" else "wutou"
             return self.line(f"ev.yaotou.{choice}", name=name)
         if kind_ == "declared":
-            who = seat(ev)
+            who = ev.seat
             target = self.name(opposite(who)) if who is not None else "?"
             return self.line("ev.declared", name=name, target=target)
         if kind_ == "leader":
-            reason = text(ev, "reason")
+            reason = (ev.reason or "")
             if reason not in ("fours", "threes", "random", "daluo"):
                 reason = "random"
             return self.line(f"ev.leader.{reason}", name=name)
@@ -217,14 +216,14 @@ def describe_events(
             run.clear()
 
     for i, ev in enumerate(batch):
-        k = SAID_AS.get(kind(ev), kind(ev))
-        if declined_burn(ev):
+        k = SAID_AS.get(ev.type, ev.type)
+        if (ev.type == "pass" and ev.claim):
             continue
         if k == "pass":
-            run.append(w.name(seat(ev)))
+            run.append(w.name(ev.seat))
             continue
         flush()
-        who = seat(ev)
+        who = ev.seat
         if k == "play":
             last_player = who
         elif k in ("smothered", "burn_fail", "revolution") and who is not None:
@@ -232,7 +231,7 @@ def describe_events(
         if k == "game_over" and view is not None:
             lines.extend(w.game_over(view, match_score))
             continue
-        if k == "trick_won" and any(kind(e) == "wind" for e in batch[i + 1 : i + 4]):
+        if k == "trick_won" and any(e.type == "wind" for e in batch[i + 1 : i + 4]):
             lines.append(w.line("ev.trick_won.out", name=w.name(who)))
             continue
         placed = k == "finished" and (

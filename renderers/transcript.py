@@ -26,7 +26,6 @@ from engine.events import Event
 from engine.ranking import chuan_team, score
 
 from .announce import deal_line
-from .event_fields import kind, num, seat, text
 from .i18n import MAX_MESSAGE, Catalog, lang_or_default
 from .terms import card_text, rank_name, seat_name, team_names
 
@@ -174,8 +173,8 @@ class Transcript:
     # -- events ------------------------------------------------------------------------------
 
     def _event(self, ev: Event) -> None:
-        k = kind(ev)
-        who = seat(ev)
+        k = ev.type
+        who = ev.seat
         if k in _UNSAID:
             return
         if self._closing and k not in _TAIL:
@@ -183,12 +182,12 @@ class Transcript:
         if k == "play":
             line = self._open()
             key = "tr.play.own" if who is not None and who == line.own else "tr.play"
-            line.tokens.append(_Token(key, who, text(ev, "cards")))
+            line.tokens.append(_Token(key, who, (ev.cards or "")))
             self._last_play = who
         elif k == "yield":
             self._open().tokens.append(_Token("tr.yield", who))
         elif k == "burn":
-            self._burn(who, num(ev, "victim"))
+            self._burn(who, ev.victim)
         elif k in ("counter_burn", "burn_break"):
             tok = self._last(who)
             if tok is not None and self._line is not None:
@@ -200,8 +199,8 @@ class Transcript:
             self._burning = None
             self._step(
                 "tr.burn_success",
-                victim=self._name(num(ev, "victim")),
-                tribute=num(ev, "tribute") or 1,
+                victim=self._name(ev.victim),
+                tribute=ev.tribute or 1,
             )
         elif k == "burn_fail":
             self._burning = None
@@ -213,7 +212,7 @@ class Transcript:
         elif k == "smothered":  # a note on the play that smothered (§8)
             line = self._open()
             line.cheer = True
-            tok = self._last(num(ev, "by")) or self._step("tr.play", num(ev, "by"))
+            tok = self._last(ev.by) or self._step("tr.play", ev.by)
             tok.notes.append(("tr.smothered", {"name": self._name(who)}))
             if who is not None:
                 self._faults[who] = (tok, len(tok.notes) - 1)
@@ -226,7 +225,7 @@ class Transcript:
         elif k == "opened":
             self._note("tr.opened", cheer=True)
         elif k == "finished":
-            self._finished(who, num(ev, "rank"))
+            self._finished(who, ev.rank)
         elif k == "wind":
             self._note("tr.wind", name=self._name(who))
         elif k == "four_way":  # announced after the trick during which it began

@@ -187,7 +187,7 @@ def _auto_as_plain(ev: Event) -> Event:
 
 
 def _without_claims(events: list[Event]) -> list[Event]:
-    return [e for e in events if not (e.type == "pass" and e.get("claim") is True)]
+    return [e for e in events if not (e.type == "pass" and e.claim)]
 
 
 GROUP_TEXTS: dict[str, Callable[[list[Event], str], str]] = {
@@ -207,7 +207,7 @@ def test_no_group_text_tells_who_could_beat(
     for seed in SEEDS:
         batches = games[seed]
         assert any(e.type == "auto_pass" for b in batches for e in b)
-        assert any(e.get("claim") is True for b in batches for e in b)
+        assert any(e.claim for b in batches for e in b)
         for batch in batches:
             shown = render(batch, lang)
             assert render([_auto_as_plain(e) for e in batch], lang) == shown
