@@ -257,6 +257,7 @@ def build_app(
     base_url: str | None = None,
     base_file_url: str | None = None,
     group_interval: float = 3.0,
+    private_interval: float = 0.5,
     rate_limit: bool = True,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot: handlers, the service, its sender and timers. ``post_init`` resumes every
@@ -269,7 +270,7 @@ def build_app(
     if rate_limit:
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
     app = builder.post_init(post_init).post_shutdown(post_shutdown).build()
-    app.bot_data["setup"] = (storage, cfg, lang, group_interval)
+    app.bot_data["setup"] = (storage, cfg, lang, group_interval, private_interval)
     group = ~_private_filter()
     app.add_handler(CommandHandler("gouji", cmd_gouji))
     app.add_handler(CommandHandler("join", cmd_join, filters=group))
@@ -292,7 +293,7 @@ def _private_filter() -> Any:
 
 
 async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    storage, cfg, lang, group_interval = app.bot_data["setup"]
+    storage, cfg, lang, group_interval, private_interval = app.bot_data["setup"]
     me = await app.bot.get_me()
     cfg = Config(**{**cfg.__dict__, "bot_username": me.username or cfg.bot_username})
     await storage.open()
@@ -308,7 +309,7 @@ async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     async def blocked(user: int) -> None:
         await service_ref[0].dm_blocked(user)
 
-    sender = Sender(app.bot, slot_id, slot_sent, blocked, group_interval)
+    sender = Sender(app.bot, slot_id, slot_sent, blocked, group_interval, private_interval)
     service = Service(storage, sender, JobTimers(app.job_queue), cfg)
     service_ref.append(service)
     app.bot_data["rt"] = Runtime(service, sender, storage, lang)

@@ -49,6 +49,7 @@ async def local_bot(
     *,
     lang: str = "zh",
     group_interval: float = 0.0,
+    private_interval: float = 0.0,
     rate_limit: bool = False,
     poll_timeout: int = 5,
 ) -> AsyncIterator[Application[Any, Any, Any, Any, Any, Any]]:
@@ -63,6 +64,7 @@ async def local_bot(
         base_url=api.base_url,
         base_file_url=api.base_file_url,
         group_interval=group_interval,
+        private_interval=private_interval,
         rate_limit=rate_limit,
     )
     async with app:

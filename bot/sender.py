@@ -72,12 +72,14 @@ class Sender:
         slot_sent: Callable[[int, str, int], Awaitable[None]],
         on_blocked: Callable[[int], Awaitable[None]],
         group_interval: float = 3.0,
+        private_interval: float = 0.5,
     ) -> None:
         self.bot = bot
         self.slot_id = slot_id
         self.slot_sent = slot_sent
         self.on_blocked = on_blocked
-        self.group_interval = group_interval
+        self.group_interval = group_interval  # ≤ 20 calls a minute in a group (Telegram)
+        self.private_interval = private_interval  # quick taps in a DM coalesce into one edit
         self._chats: dict[int, _Chat] = {}
         self._shown: dict[Slot, _Shown] = {}
         self._idle = asyncio.Event()
@@ -121,8 +123,9 @@ class Sender:
     async def _run(self, chat_id: int, chat: _Chat) -> None:
         try:
             while chat.queue:
-                if chat_id < 0 and self.group_interval > 0:
-                    wait = chat.last + self.group_interval - time.monotonic()
+                pace = self.group_interval if chat_id < 0 else self.private_interval
+                if pace > 0:
+                    wait = chat.last + pace - time.monotonic()
                     if wait > 0:
                         await asyncio.sleep(wait)  # newer updates coalesce meanwhile
                 if not chat.queue:

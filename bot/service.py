@@ -28,13 +28,14 @@ from renderers import card_text, help_text, hint_text, refusal_text, rules_text,
 
 from . import storage as S
 from .codec import BadCallback, Callback, b36
-from .keyboards import EMPTY_SELECTION, option_for, smallest_first, toggle
+from .keyboards import EMPTY_SELECTION, QUICK, option_for, smallest_first, toggle
 from .model import ChatSettings, Seat, TableState
 from .outbox import Answer, Out
 from .table import LOG_LIMIT, Table
 
 log = logging.getLogger("gouji.service")
 LEVEL_CYCLE = ("easy", "normal", "hard")
+ANSWERS = (Ask.ANSWER, Ask.BURN, Ask.LAST)
 
 
 @dataclass(frozen=True)
@@ -570,7 +571,8 @@ class Service:
             else:
                 action = Action(seat, Do.PLAY, fmt(sel))
         elif op[0] == "q" and op[1:].isdigit():
-            quick = smallest_first(legal.plays)
+            # only the one-tap answers the keyboard offers (answers to a top, the first few)
+            quick = smallest_first(legal.plays)[:QUICK] if legal.ask in ANSWERS else []
             k = int(op[1:])
             if k >= len(quick):
                 return Answer(t(lang, "bot.stale"))

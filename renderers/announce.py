@@ -89,7 +89,7 @@ class _Writer:
         if kind_ == "dealt":
             return self.line("ev.dealt", game=ev.game or 1)
         if kind_ == "tribute_paid":
-            cards = (ev.cards or "")
+            cards = ev.cards or ""
             params = {
                 "name": name,
                 "to": self.name(ev.to),
@@ -100,9 +100,7 @@ class _Writer:
             return self.line("ev.tribute_paid", cards=self.hand(cards), **params)
         if kind_ == "tribute_returned":
             cards = self.hand(ev.cards or "")
-            return self.line(
-                "ev.tribute_returned", name=name, to=self.name(ev.to), cards=cards
-            )
+            return self.line("ev.tribute_returned", name=name, to=self.name(ev.to), cards=cards)
         if kind_ == "bought_three":
             giver = self.name(ev.source)
             return self.line(
@@ -118,7 +116,7 @@ class _Writer:
             target = self.name(opposite(who)) if who is not None else "?"
             return self.line("ev.declared", name=name, target=target)
         if kind_ == "leader":
-            reason = (ev.reason or "")
+            reason = ev.reason or ""
             if reason not in ("fours", "threes", "random", "daluo"):
                 reason = "random"
             return self.line(f"ev.leader.{reason}", name=name)
@@ -217,7 +215,7 @@ def describe_events(
 
     for i, ev in enumerate(batch):
         k = SAID_AS.get(ev.type, ev.type)
-        if (ev.type == "pass" and ev.claim):
+        if ev.type == "pass" and ev.claim:
             continue
         if k == "pass":
             run.append(w.name(ev.seat))

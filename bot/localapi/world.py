@@ -165,6 +165,11 @@ class SimUser:
         self._world.press(self, message, text, data)
         await asyncio.sleep(0)
 
+    async def forge(self, message: SentMessage, data: str) -> None:
+        """Send a callback query with any data (a tampered client), see :meth:`World.forge`."""
+        self._world.forge(self, message, data)
+        await asyncio.sleep(0)
+
     async def open_link(self, url: str) -> None:
         """Follow a ``t.me/<bot>?start=<payload>`` link: the private chat gets that /start."""
         payload = deep_link_payload(url, self._world.bot_username)
@@ -456,6 +461,15 @@ class World:
         else:
             shown = [(b.text, b.callback_data) for b in current.buttons]
             raise LookupError(f"no button text={text!r} data={data!r}; shown: {shown}")
+        self._query(user, current, button.callback_data)
+
+    def forge(self, user: SimUser, message: SentMessage, data: str) -> None:
+        """A hostile or buggy client: a callback with any ``data`` on any message it names,
+        shown to that user or not (the bot must refuse what it did not offer)."""
+        current = self.sent.get((message.chat_id, message.message_id)) or message
+        self._query(user, current, data)
+
+    def _query(self, user: SimUser, current: SentMessage, data: str) -> None:
         group = self.groups.get(current.chat_id)
         if group is not None and group.bot_kicked:
             return  # the bot no longer hears this chat
@@ -467,6 +481,6 @@ class World:
             "from": user.json(),
             "message": self.message_json(current),
             "chat_instance": str(current.chat_id),
-            "data": button.callback_data,
+            "data": data,
         }
         self.push_update({"callback_query": body})

@@ -1,0 +1,191 @@
+"""Helpers for end-to-end tests: the real bot, polling a local Bot API server, with simulated
+players who press only the buttons they are shown."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import random
+import re
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.localapi import LocalBotApi, RateLimits, SentMessage, SimGroup, SimUser
+from bot.runner import local_bot, runtime
+from bot.service import Config, Service
+from bot.simplayers import SimPlayer, lobby_message, op_of, play_until, press_lobby
+from bot.table import Table
+
+NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")
+
+
+@dataclass
+class World:
+    """One local server, one bot process (restartable), groups and players."""
+
+    api: LocalBotApi
+    db: str
+    cfg: Config
+    group_interval: float = 0.0
+    private_interval: float = 0.0
+    app: Any = None
+    users: list[SimUser] = field(default_factory=list)
+    _stack: AsyncExitStack | None = None
+
+    async def start_bot(self) -> None:
+        """Start the bot process (again, after :meth:`stop_bot`: a restart)."""
+        assert self._stack is None
+        self._stack = AsyncExitStack()
+        self.app = await self._stack.enter_async_context(
+            local_bot(
+                self.api,
+                self.db,
+                self.cfg,
+                group_interval=self.group_interval,
+                private_interval=self.private_interval,
+            )
+        )
+
+    async def stop_bot(self) -> None:
+        """Stop the bot process as SIGTERM would (the server and the database stay)."""
+        if self._stack is not None:
+            await self._stack.aclose()
+        self._stack = None
+        self.app = None
+
+    @property
+    def service(self) -> Service:
+        return runtime(self.app).service
+
+    def table(self, group: SimGroup) -> Table:
+        t = self.service.table_at(group.id, None)
+        assert t is not None
+        return t
+
+    async def settle(self) -> None:
+        """Everything the bot has to say has been said."""
+        await self.api.idle(quiet=0.05)
+        await runtime(self.app).sender.drain()
+        await self.api.idle(quiet=0.05)
+
+
+@asynccontextmanager
+async def world(
+    tmp_path: Path,
+    *,
+    seed: int = 7,
+    rate: RateLimits | None = None,
+    group_interval: float = 0.0,
+    private_interval: float = 0.0,
+    turn_s: float = 3600.0,
+    ai_delay: float = 0.0,
+) -> AsyncIterator[World]:
+    async with LocalBotApi(rate=rate) as api:
+        w = World(
+            api,
+            str(tmp_path / "bot.sqlite3"),
+            Config(bot_username="gouji_bot", ai_delay=ai_delay, seed=seed, turn_s=turn_s),
+            group_interval,
+            private_interval,
+        )
+        await w.start_bot()
+        try:
+            yield w
+        finally:
+            await w.stop_bot()
+
+
+def people(w: World, n: int = 6, lang: str = "zh", base: int = 100) -> list[SimUser]:
+    users = [w.api.user(base + i, NAMES[i % 6], language_code=lang) for i in range(n)]
+    w.users.extend(users)
+    return users
+
+
+async def open_and_seat(w: World, group: SimGroup, users: list[SimUser]) -> None:
+    """``/gouji``, everyone starts the bot and takes seats 0, 1, … in order."""
+    for u in users:
+        await u.send("/start")
+    await users[0].send("/gouji", group)
+    await w.api.idle()
+    for seat, u in enumerate(users):
+        await press_lobby(w.api, group, u, f"s{seat}")
+
+
+async def start(w: World, group: SimGroup, opener: SimUser) -> None:
+    await press_lobby(w.api, group, opener, "G")
+    await w.settle()
+
+
+def over(w: World, group: SimGroup) -> Callable[[], bool]:
+    return lambda: any(
+        op_of(b.callback_data) == "N" for m in w.api.messages(group.id) for b in m.buttons
+    )
+
+
+async def play_game(
+    w: World, group: SimGroup, users: list[SimUser], seed: int = 1, **kw: Any
+) -> list[SimPlayer]:
+    players = [
+        SimPlayer(w.api, u, random.Random(seed * 100 + i), **kw) for i, u in enumerate(users)
+    ]
+    await play_until(w.api, players, over(w, group))
+    await w.settle()
+    return players
+
+
+def plain(text: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
+
+
+def group_texts(w: World, group: SimGroup) -> list[str]:
+    """Every text the group was ever shown: each message's versions, edits included."""
+    out: list[str] = []
+    for m in w.api.messages(group.id, include_deleted=True):
+        out.extend(plain(t) for t in [*m.history, m.text])
+    return out
+
+
+def hand_lines(w: World, users: list[SimUser]) -> set[str]:
+    """The hand lines players were shown in their private chats ("你的牌 …")."""
+    lines: set[str] = set()
+    for u in users:
+        for m in w.api.messages(u.id, include_deleted=True):
+            for t in [*m.history, m.text]:
+                for line in plain(t).split("\n"):
+                    if "你的牌" in line or "Your hand" in line:
+                        lines.add(line.split("：", 1)[-1].split(": ", 1)[-1].strip())
+    return {x for x in lines if len(x) > 6}
+
+
+def dm_prompts(w: World, user: SimUser) -> list[SentMessage]:
+    return [m for m in w.api.messages(user.id) if m.photo is not None]
+
+
+async def wait_for(cond: Callable[[], bool], timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise TimeoutError("condition not met")
+        await asyncio.sleep(0.02)
+
+
+__all__ = [
+    "NAMES",
+    "World",
+    "dm_prompts",
+    "group_texts",
+    "hand_lines",
+    "lobby_message",
+    "open_and_seat",
+    "over",
+    "people",
+    "plain",
+    "play_game",
+    "start",
+    "wait_for",
+    "world",
+]
