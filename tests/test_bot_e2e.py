@@ -124,7 +124,7 @@ async def test_strangers_and_stale_buttons_change_nothing(tmp_path: Path) -> Non
         await stranger.press(
             lobby,
             data=next(b.callback_data for b in lobby.buttons if op_of(b.callback_data) == "G"),
-        )  # type: ignore[arg-type]
+        )
         await w.settle()
         assert w.table(group).status == "lobby"
         assert "开桌" in (stranger.answers()[-1].text or "")
@@ -169,7 +169,7 @@ async def test_a_player_who_never_started_the_bot_joins_by_the_deep_link(tmp_pat
         await newcomer.press(
             lobby,
             data=next(b.callback_data for b in lobby.buttons if op_of(b.callback_data) == "s3"),
-        )  # type: ignore[arg-type]
+        )
         await w.settle()
         answer = newcomer.answers()[-1]
         assert answer.url and answer.url.startswith("https://t.me/gouji_bot?start=")
@@ -203,7 +203,7 @@ async def test_two_groups_play_at_once_and_stop(tmp_path: Path) -> None:
         await b[0].press(
             lobby2,
             data=next(bt.callback_data for bt in lobby2.buttons if op_of(bt.callback_data) == "G"),
-        )  # type: ignore[arg-type]
+        )
         await w.settle()
         t1 = w.table(g1)
         assert t1.match is not None and t2.match is not None and t1.id != t2.id

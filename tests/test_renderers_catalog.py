@@ -54,8 +54,8 @@ def test_html_in_templates_is_only_bold() -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_event_type_is_announced_or_deliberately_silent(lang: str) -> None:
     cat = Catalog.load(lang)
-    for kind in PLAY_EVENTS + DEAL_EVENTS:
-        kind = SAID_AS.get(kind, kind)
+    for event_type in PLAY_EVENTS + DEAL_EVENTS:
+        kind = SAID_AS.get(event_type, event_type)
         assert kind in SILENT_EVENTS or any(
             k == f"ev.{kind}" or k.startswith(f"ev.{kind}.") for k in cat.messages
         ), kind

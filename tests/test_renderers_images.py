@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from PIL import Image, ImageFont
 
-from engine.cards import NotationError
+from engine.cards import BIG, SMALL, NotationError
 from engine.view import Debt, TopView
-from engine.vocab import Status
+from engine.vocab import Phase, Status, TributeKind
 from renderers import hand_image, render_game_over, render_hand, render_table
 from renderers.__main__ import SAMPLE_HAND, bench, sample_over, sample_view
 from renderers.fonts import CHARS_PATH, FONT_DIR, FONT_PATH, covered, drawable, font
@@ -60,8 +60,8 @@ def test_hand_differs_with_hand_and_selection() -> None:
 
 
 def test_jokers_differ_in_colour() -> None:
-    big = hand_image.card_tile(hand_image.BIG, "", False).convert("RGB")
-    small = hand_image.card_tile(hand_image.SMALL, "", False).convert("RGB")
+    big = hand_image.card_tile(BIG, "", False).convert("RGB")
+    small = hand_image.card_tile(SMALL, "", False).convert("RGB")
 
     def reds(im: Image.Image) -> int:
         raw = im.tobytes()
@@ -89,14 +89,21 @@ def test_table_image(lang: str) -> None:
     assert len(data) < 200_000
     assert render_table(dataclasses.replace(view, to_act=4), NAMES, lang) != data
     assert render_table(dataclasses.replace(view, top=None), NAMES, lang) != data
-    assert render_table(dataclasses.replace(view, phase="four_way"), NAMES, lang) != data
+    assert render_table(dataclasses.replace(view, phase=Phase.FOUR_WAY), NAMES, lang) != data
     assert render_table(view, ("x",) * 6, lang) != data
 
 
 def test_table_with_every_status() -> None:
     view = dataclasses.replace(
         sample_view(),
-        status=("active", Status.REVOLTED, "active", Status.SMOTHERED, Status.FAILED, "finished"),
+        status=(
+            Status.ACTIVE,
+            Status.REVOLTED,
+            Status.ACTIVE,
+            Status.SMOTHERED,
+            Status.FAILED,
+            Status.FINISHED,
+        ),
         ranks=(None, 4, None, 5, 6, 1),
         counts=(None,) * 6,
         headless=(False, False, False, False, True, False),
@@ -112,7 +119,7 @@ def test_game_over_image(lang: str) -> None:
     im = png(data)
     assert im.width == 1200 and im.height <= 1280
     assert render_game_over(over, NAMES, lang) != data
-    many = tuple(Debt(s, (s + 3) % 6, "dian", 2) for s in range(6)) + over.tributes
+    many = tuple(Debt(s, (s + 3) % 6, TributeKind.DIAN, 2) for s in range(6)) + over.tributes
     assert (
         png(render_game_over(dataclasses.replace(over, tributes=many), NAMES, lang)).height <= 1280
     )

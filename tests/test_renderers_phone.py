@@ -12,6 +12,7 @@ they must stay inside (a panel, a row), so no label overflows, in either languag
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 from collections.abc import Callable, Iterator
 
@@ -19,7 +20,7 @@ import pytest
 from PIL import Image
 
 from engine.view import Debt, TopView
-from engine.vocab import Status
+from engine.vocab import Phase, Status, TributeKind
 from renderers import hand_image, render_game_over, render_hand, render_table
 from renderers.__main__ import SAMPLE_HAND, sample_over, sample_view
 from renderers.fonts import Drawn, recording
@@ -86,18 +87,18 @@ def _views() -> dict[str, object]:
     return {
         "sample": base,
         "four_way": dataclasses.replace(
-            base, phase="four_way", headless=(True,) * 6, passed=(0, 1, 2, 5)
+            base, phase=Phase.FOUR_WAY, headless=(True,) * 6, passed=(0, 1, 2, 5)
         ),
         "lead": dataclasses.replace(base, top=None),
         "statuses": dataclasses.replace(
             base,
             status=(
-                "active",
+                Status.ACTIVE,
                 Status.REVOLTED,
-                "active",
+                Status.ACTIVE,
                 Status.SMOTHERED,
                 Status.FAILED,
-                "finished",
+                Status.FINISHED,
             ),
             ranks=(None, 4, None, 5, 6, 1),
             opened=(True,) * 6,
@@ -130,7 +131,7 @@ def test_table_keeps_its_labels(lang: str) -> None:
     for key in ("img.smothered", "img.failed", "img.revolted", "img.rank.1", "img.rank.6"):
         assert t(lang, key) in texts_list, key
     assert texts_list.count(t(lang, "img.opened")) == 6
-    four_way = dataclasses.replace(sample_view(), phase="four_way", headless=(True,) * 6)
+    four_way = dataclasses.replace(sample_view(), phase=Phase.FOUR_WAY, headless=(True,) * 6)
     texts = {d.text for d in drawn(lambda: render_table(four_way, NAMES, lang))[0]}
     assert t(lang, "img.headless") not in texts and t(lang, "img.four_way") in texts
 
@@ -139,22 +140,22 @@ def test_table_keeps_its_labels(lang: str) -> None:
 @pytest.mark.parametrize("names", [NAMES, LONG], ids=["names", "long_names"])
 def test_game_over_readable(lang: str, names: tuple[str, ...]) -> None:
     over = sample_over()
-    many = tuple(Debt(s, (s + 3) % 6, "dian", 2) for s in range(6)) + over.tributes
+    many = tuple(Debt(s, (s + 3) % 6, TributeKind.DIAN, 2) for s in range(6)) + over.tributes
     worst = dataclasses.replace(
         over,
         tributes=many,
         opened=(True,) * 6,
         status=(
-            "finished",
-            "finished",
-            "finished",
+            Status.FINISHED,
+            Status.FINISHED,
+            Status.FINISHED,
             Status.SMOTHERED,
             Status.REVOLTED,
             Status.FAILED,
         ),
     )
     for view in (over, worst, dataclasses.replace(over, tributes=())):
-        log = assert_readable(lambda v=view: render_game_over(v, names, lang, (20, 8)))
+        log = assert_readable(functools.partial(render_game_over, view, names, lang, (20, 8)))
         texts = {d.text for d in log}
         if view is worst:  # every mark drawn, none dropped
             for key in ("img.opened", "img.smothered", "img.failed", "img.revolted"):

@@ -72,7 +72,8 @@ def test_every_event_is_described(lang: str, kind: str) -> None:
     text = describe_event(SAMPLES[kind], NAMES, lang)
     assert text and "{" not in text and "[" not in text
     if SAMPLES[kind].seat is not None:
-        assert NAMES[SAMPLES[kind].seat] in text
+        seat = SAMPLES[kind].seat
+        assert seat is not None and NAMES[seat] in text
 
 
 def test_key_chinese_terms() -> None:
@@ -159,7 +160,7 @@ def test_game_over_lists_tributes_in_chinese() -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("ask", list(Ask))
-def test_prompt_for_every_ask(lang: str, ask: str) -> None:
+def test_prompt_for_every_ask(lang: str, ask: Ask) -> None:
     view = dataclasses.replace(sample_view(), seat=3, to_act=3, asked=ask, hand="BB2299")
     text = prompt_text(view, lang, NAMES)
     assert text and "{" not in text and "[" not in text

@@ -183,7 +183,7 @@ def test_rebuilt_from_the_same_events(lang: str, games: dict[int, list[list[Even
 
 
 def _auto_as_plain(ev: Event) -> Event:
-    return Event(type="pass", seat=ev.seat) if ev.type == "auto_pass" else ev
+    return Event(EventType.PASS, ev.seat) if ev.type == "auto_pass" else ev
 
 
 def _without_claims(events: list[Event]) -> list[Event]:
