@@ -140,7 +140,10 @@ class Table:
         view = self.match.view(None)
         lang = self.lang
         lines: list[str] = []
-        if view.to_act is not None and self.match.game is not None:
+        if view.asked == Ask.BURN:
+            # §7: only players who can beat a 够级 play are asked to burn: never say who
+            lines.append(t(lang, "ask.wait.anyone"))
+        elif view.to_act is not None and self.match.game is not None:
             lines.append(t(lang, "bot.table.turn", name=self.mention(view.to_act)))
         elif view.to_act is not None:
             lines.append(t(lang, "bot.table.deciding", name=self.mention(view.to_act)))
@@ -227,7 +230,9 @@ class Table:
         if (asked and not s.auto) or view.phase == Phase.OVER:
             lines.append(prompt_text(view, lang, names))
         else:
-            if view.to_act is not None:
+            if view.asked == Ask.BURN:  # §7: who may burn is nobody else's business
+                lines.append(t(lang, "ask.wait.anyone"))
+            elif view.to_act is not None:
                 lines.append(t(lang, "bot.hand.waiting", name=seat_name(view.to_act, names, lang)))
             if view.top is not None:
                 lines.append(
