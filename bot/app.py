@@ -35,6 +35,7 @@ from telegram.ext import (
 from renderers import help_text, rules_text, t
 
 from . import storage as S
+from .logs import protect
 from .sender import Sender, markup
 from .service import Config, Service, UserInfo
 from .settings_menu import settings_out, settings_press
@@ -262,6 +263,7 @@ def build_app(
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot: handlers, the service, its sender and timers. ``post_init`` resumes every
     unfinished table; ``post_shutdown`` closes the sender and storage."""
+    protect(token)  # no log line shows it from here on
     builder = ApplicationBuilder().token(token).concurrent_updates(True)
     if base_url:
         builder = builder.base_url(base_url)

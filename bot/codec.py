@@ -1,9 +1,10 @@
 """Callback data: one compact, versioned codec for every button the bot shows.
 
-``<kind><table>.<version>.<op>`` — kind one letter (``l`` lobby, ``h`` hand, ``o`` game over,
-``s`` settings), table id and version in base 36, op an ASCII word such as ``r8`` (tap the 8s)
-or ``q2`` (the third quick answer). Always ≤ 64 bytes (Telegram's limit); anything that does
-not decode is refused with :class:`BadCallback`, never an exception elsewhere.
+``<kind><table>.<version>.<op>``: kind one letter (``l`` lobby, ``h`` hand, ``o`` game over,
+``s`` settings, ``v`` a vote about an absent player's seat, whose "version" is the seat), the
+table id and version in base 36, the op an ASCII word such as ``r8`` (tap the 8s) or ``q2``
+(the third one-tap answer). Always ≤ 64 bytes (Telegram's limit); anything that does not
+decode is refused with :class:`BadCallback`, never an exception elsewhere.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-KINDS = frozenset("lhos")
+KINDS = frozenset("lhosv")
 MAX_BYTES = 64
-_RE = re.compile(r"([lhos])([0-9a-z]{1,10})\.([0-9a-z]{1,8})\.([A-Za-z][A-Za-z0-9_]{0,31})")
+_RE = re.compile(r"([lhosv])([0-9a-z]{1,10})\.([0-9a-z]{1,8})\.([A-Za-z][A-Za-z0-9_]{0,31})")
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -34,7 +35,7 @@ def b36(n: int) -> str:
 
 @dataclass(frozen=True)
 class Callback:
-    kind: str  # l | h | o | s
+    kind: str  # l | h | o | s | v
     table: int
     version: int
     op: str

@@ -4,6 +4,7 @@ seats and turn timers as scheduled steps, what each action changes on screen."""
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
 import random
 from collections.abc import Awaitable, Callable
@@ -20,7 +21,8 @@ from renderers import card_text, hint_text, refusal_text, t
 
 from .codec import Callback
 from .core import Core, UserInfo
-from .keyboards import EMPTY_SELECTION, QUICK, option_for, smallest_first, toggle
+from .keyboards import EMPTY_SELECTION, QUICK, Button, option_for, smallest_first, toggle
+from .model import Seat
 from .outbox import Answer, Out
 from .table import LOG_LIMIT, Table
 
@@ -220,9 +222,11 @@ class PlayOps(Core):
             await self._save(table)
 
     def _schedule(self, table: Table) -> None:
-        """The table's next step: an AI move soon, or the asked player's turn timer."""
+        """The table's next step: an AI move soon, or the asked player's turn timer (with a
+        reminder at half time: the AFK ladder's first rung)."""
         name = f"step:{table.id}"
         self.timers.cancel(name)
+        self.timers.cancel(f"remind:{table.id}")
         m = table.match
         if m is None or table.status != "playing":
             return
@@ -236,6 +240,45 @@ class PlayOps(Core):
         else:
             turn = self.cfg.turn_s if self.cfg.turn_s is not None else table.st.settings.turn_s
             self.timers.schedule(name, float(turn), self._step_job(table.id, version, timeout=True))
+            self.timers.schedule(
+                f"remind:{table.id}", float(turn) / 2, self._remind_job(table.id, version, turn / 2)
+            )
+
+    def _remind_job(
+        self, table_id: int, version: int, left: float
+    ) -> Callable[[], Awaitable[None]]:
+        async def job() -> None:
+            table = self.tables.get(table_id)
+            if table is None:
+                return
+            async with table.lock:
+                m = table.match
+                if m is None or m.version != version or table.status != "playing":
+                    return
+                ask = m.asked()
+                s = table.st.seats[ask[0]] if ask else None
+                if ask is None or s is None or s.user is None or s.auto:
+                    return
+                seat = ask[0]
+                lang = table.seat_lang(seat)
+                # a new message in the DM (an edit would not make the phone buzz)
+                self.sender.post(Out(s.user, t(lang, "bot.remind.dm", s=int(left)), None))
+                if ask[1] != Ask.BURN:  # §7: never say who is asked to burn
+                    self.sender.post(
+                        Out(
+                            table.chat_id,
+                            t(
+                                table.lang,
+                                "bot.remind.group",
+                                name=table.mention(seat),
+                                s=int(left),
+                            ),
+                            None,
+                            table.thread_id,
+                        )
+                    )
+
+        return job
 
     def _step_job(
         self, table_id: int, version: int, timeout: bool = False
@@ -301,20 +344,99 @@ class PlayOps(Core):
             if action.do == Do.PLAY
             else t(table.lang, "bot.timeout.choice")
         )
-        # a burn claim that timed out is silent, like any declined claim (§7)
+        # a burn claim that timed out is silent, like any declined claim (§7), and does not
+        # count: the group would learn who could have burned
         burn_claim = table.match is not None and (table.match.asked() or (0, None))[1] == Ask.BURN
+        if burn_claim:
+            s.timeouts -= 1
         note = "" if burn_claim else t(table.lang, "bot.timeout", name=table.name(seat), what=what)
         if s.timeouts >= table.st.settings.afk:
             s.auto = True  # the AFK ladder: repeated timeouts hand the seat to the AI (托管)
+            self.sender.post(self._afk_out(table, seat))
+        await self._act(table, action, note=note)
+
+    def _afk_out(self, table: Table, seat: int) -> Out:
+        """The group hears the seat went to the AI; it may vote to leave the seat to the AI
+        for the rest of the game, or a member who does not play may take it over."""
+        votes = len(table.votes.get(seat, ()))
+        need = self._votes_needed(table, seat)
+        lang = table.lang
+        kb = [
+            [
+                Button(
+                    t(lang, "bot.btn.vote_ai", n=votes, need=need),
+                    Callback("v", table.id, seat, "a").encode(),
+                ),
+                Button(t(lang, "bot.btn.take_over"), Callback("v", table.id, seat, "t").encode()),
+            ]
+        ]
+        text = t(lang, "bot.afk", name=table.mention(seat))
+        return Out(table.chat_id, text, kb, table.thread_id, slot=(table.id, f"afk{seat}"))
+
+    @staticmethod
+    def _votes_needed(table: Table, seat: int) -> int:
+        others = [i for i, s in table.humans() if i != seat]
+        return max(1, (len(others) + 1) // 2)
+
+    async def vote(self, table: Table, seat: int, op: str, user: UserInfo) -> Answer:
+        """A press on the AFK notice: a vote to leave ``seat`` to the AI, or a take-over."""
+        lang = user.lang or table.lang
+        s = table.st.seats[seat] if 0 <= seat <= 5 else None
+        if s is None or s.user is None or not s.auto or table.status != "playing":
+            return Answer(t(lang, "bot.stale"))
+        if op == "a":
+            voter = table.seat_of(user.id)
+            if voter is None or voter == seat:
+                return Answer(t(lang, "bot.vote_players_only"), alert=True)
+            table.votes.setdefault(seat, set()).add(user.id)
+            if len(table.votes[seat]) >= self._votes_needed(table, seat):
+                name = s.name
+                table.st.seats[seat] = Seat(
+                    t(table.lang, "bot.ai_for", name=name), None, level=table.st.settings.ai_level
+                )
+                table.votes.pop(seat, None)
+                await self._save(table)
+                self.sender.post(
+                    Out(
+                        table.chat_id,
+                        t(table.lang, "bot.voted_ai", name=html.escape(name)),
+                        None,
+                        table.thread_id,
+                    )
+                )
+                self.timers.cancel(f"afk:{table.id}")
+                return Answer(t(lang, "bot.saved"))
+            self.sender.post(self._afk_out(table, seat))
+            return Answer(t(lang, "bot.voted"))
+        if op == "t":
+            if table.seat_of(user.id) is not None:
+                return Answer(t(lang, "bot.already_playing"), alert=True)
+            row = await self.storage.get_user(user.id)
+            if row is None or not row.dm_ok:
+                return Answer(t(lang, "bot.need_start"), url=self.deep_link(table.id, seat))
+            old = s.name
+            table.st.seats[seat] = Seat(user.name, user.id, lang=user.lang or row.lang)
+            table.votes.pop(seat, None)
+            await self._save(table)
             self.sender.post(
                 Out(
                     table.chat_id,
-                    t(table.lang, "bot.afk", name=table.mention(seat)),
+                    t(
+                        table.lang,
+                        "bot.took_over",
+                        name=html.escape(user.name),
+                        old=html.escape(old),
+                    ),
                     None,
                     table.thread_id,
                 )
             )
-        await self._act(table, action, note=note)
+            hand = table.hand_out(seat)
+            if hand is not None:
+                self.sender.post(replace(hand, new=True))
+            self._schedule(table)
+            return Answer(t(lang, "bot.sat", n=seat + 1))
+        return Answer(t(lang, "bot.bad_button"))
 
     async def dm_blocked(self, user_id: int) -> None:
         """A private chat answered 403: the player blocked the bot or never started it."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from engine.matchrecord import BadMatchRecord
 from renderers import t
@@ -47,6 +48,8 @@ class Service(LobbyOps):
                 return await self._hand_press(table, cb, user)
             if cb.kind == "o":
                 return await self._again(table, cb, user)
+            if cb.kind == "v":
+                return await self.vote(table, cb.version, cb.op, user)
         return Answer(t(lang, "bot.bad_button"))
 
     # -- commands ----------------------------------------------------------------------------
@@ -105,7 +108,9 @@ class Service(LobbyOps):
                 self.sender.post(table.log_out(table.lines))
                 self.sender.post(table.table_out())
                 ask = table.match.asked() if table.match else None
-                if ask is not None:
-                    self._post_hand(table, ask[0])
+                if ask is not None:  # the asked player's prompt again, as a new message
+                    out = table.hand_out(ask[0])
+                    if out is not None:
+                        self.sender.post(replace(out, new=True))
                 self._schedule(table)
         return n

@@ -66,6 +66,7 @@ class Table:
     note: str = ""  # a one-off line for the table caption (a timeout, a player back)
     hinted: dict[int, str] = field(default_factory=dict)  # seat → the hint shown
     lines: list[str] = field(default_factory=list)  # the current game's finished log lines
+    votes: dict[int, set[int]] = field(default_factory=dict)  # AFK seat → users voting for AI
 
     # -- who is who --------------------------------------------------------------------------
     @property
