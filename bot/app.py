@@ -27,9 +27,12 @@ from telegram.ext import (
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     ContextTypes,
     JobQueue,
+    MessageHandler,
+    filters,
 )
 
 from renderers import help_text, rules_text, t
@@ -244,6 +247,21 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.info("callback answer failed: %s", type(e).__name__)
 
 
+async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    msg = update.effective_message
+    if msg is not None and msg.migrate_to_chat_id:
+        await _rt(context).service.chat_migrated(msg.chat.id, msg.migrate_to_chat_id)
+
+
+async def on_my_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    change = update.my_chat_member
+    if change is None:
+        return
+    status = change.new_chat_member.status
+    if status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+        await _rt(context).service.bot_removed(change.chat.id)
+
+
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     log.error("update failed: %s", type(context.error).__name__, exc_info=context.error)
 
@@ -273,7 +291,7 @@ def build_app(
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
     app = builder.post_init(post_init).post_shutdown(post_shutdown).build()
     app.bot_data["setup"] = (storage, cfg, lang, group_interval, private_interval)
-    group = ~_private_filter()
+    group = ~filters.ChatType.PRIVATE
     app.add_handler(CommandHandler("gouji", cmd_gouji))
     app.add_handler(CommandHandler("join", cmd_join, filters=group))
     app.add_handler(CommandHandler("leave", cmd_leave, filters=group))
@@ -284,14 +302,10 @@ def build_app(
     app.add_handler(CommandHandler("help", cmd_help))
     app.add_handler(CommandHandler("start", cmd_start))
     app.add_handler(CallbackQueryHandler(on_button))
+    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
+    app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)
     return app
-
-
-def _private_filter() -> Any:
-    from telegram.ext import filters
-
-    return filters.ChatType.PRIVATE
 
 
 async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:

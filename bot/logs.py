@@ -1,5 +1,6 @@
-"""Logging that never shows the bot's token: every record is redacted as it is made, its
-message and any traceback included (the token sits in every Bot API URL)."""
+"""Logging that never shows the bot's token nor a hand: every record is redacted as it is made,
+its message and any traceback included (the token sits in every Bot API URL), and the client
+libraries that would log request bodies (a player's hand is in their DM's caption) stay at INFO."""
 
 from __future__ import annotations
 
@@ -49,5 +50,8 @@ def protect(token: str | None) -> None:
         return record
 
     logging.setLogRecordFactory(factory)
-    # httpx logs every request line at INFO, URL (and so token) included: keep it quiet
+    # httpx logs every request line at INFO, URL (and so token) included: keep it quiet; the
+    # Bot API client logs each call's parameters at DEBUG, a player's hand caption included
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    for name in ("telegram", "httpcore"):  # (updates are logged at DEBUG with DM captions too)
+        logging.getLogger(name).setLevel(logging.INFO)

@@ -73,6 +73,37 @@ class Service(LobbyOps):
                 self.sender.post(table.lobby_out())
         self.tables.pop(table.id, None)
 
+    # -- the chat changes -------------------------------------------------------------------
+    async def chat_migrated(self, old: int, new: int) -> None:
+        """A group became a supergroup: its tables, settings and games move to the new id."""
+        await self.storage.migrate_chat(old, new)
+        for (chat, thread), tid in list(self.where.items()):
+            if chat != old:
+                continue
+            table = self.tables.get(tid)
+            del self.where[(chat, thread)]
+            if table is not None:
+                async with table.lock:
+                    table.chat_id = new
+                self.where[(new, thread)] = tid
+        log.info("chat %d migrated to %d", old, new)
+
+    async def bot_removed(self, chat_id: int) -> None:
+        """The bot was removed from a group: its tables there end (abandoned, kept stored)."""
+        for (chat, thread), tid in list(self.where.items()):
+            table = self.tables.get(tid)
+            if chat != chat_id or table is None:
+                continue
+            async with table.lock:
+                table.status = "abandoned"
+                await self._save(table)
+                self.timers.cancel(f"step:{tid}")
+                self.timers.cancel(f"remind:{tid}")
+                self.timers.cancel(f"countdown:{tid}")
+            del self.where[(chat, thread)]
+            self.tables.pop(tid, None)
+            log.info("table %d abandoned: the bot left chat %d", tid, chat_id)
+
     # -- start and restart -------------------------------------------------------------------
     async def resume(self) -> int:
         """Rebuild every unfinished table from storage, re-send what players need, restart
