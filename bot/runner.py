@@ -24,13 +24,19 @@ def run_polling(settings: Settings) -> None:
     """The bot for real: long polling until interrupted (Ctrl-C, SIGTERM)."""
     assert settings.token
     storage = SqliteStorage(settings.db_path)
+    cfg = Config(ai_delay=settings.ai_delay, seed=settings.seed, turn_s=settings.turn_s)
     app = build_app(
         settings.token,
         storage,
-        Config(),
+        cfg,
         lang=settings.lang,
         base_url=settings.base_url,
         base_file_url=_file_url(settings.base_url),
+        group_interval=settings.group_pace,
+        private_interval=settings.private_pace,
+        # Telegram's own limits are kept by AIORateLimiter; GOUJI_PACE=0 (a local test server
+        # without limits) turns all pacing off
+        rate_limit=settings.group_pace > 0,
     )
     app.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
 

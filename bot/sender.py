@@ -22,7 +22,7 @@ from telegram import (
     Message,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TimedOut
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
 from .keyboards import Keyboard
 from .outbox import Out, Slot
@@ -267,9 +267,11 @@ class Sender:
             except ChatMigrated as e:
                 log.warning("chat %d moved to %d", chat_id, e.new_chat_id)
                 return False
-            except (TimedOut, NetworkError) as e:
-                if isinstance(e, BadRequest):
-                    raise
+            except BadRequest:
+                raise
+            except TelegramError as e:
+                # timeouts, network errors, a server answering 5xx or garbage: try again
+                log.warning("call to chat %d failed (%s), retrying", chat_id, type(e).__name__)
                 await asyncio.sleep(0.5 * (attempt + 1))
         self.errors += 1
         log.error("gave up on a call to chat %d after %d tries", chat_id, MAX_TRIES)

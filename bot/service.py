@@ -139,9 +139,14 @@ class Service(LobbyOps):
                 self.sender.post(table.log_out(table.lines))
                 self.sender.post(table.table_out())
                 ask = table.match.asked() if table.match else None
-                if ask is not None:  # the asked player's prompt again, as a new message
-                    out = table.hand_out(ask[0])
-                    if out is not None:
+                for seat, _ in table.humans():
+                    out = table.hand_out(seat)
+                    if out is None:
+                        continue
+                    if ask is not None and seat == ask[0]:
+                        # the asked player's prompt again, as a new message (it notifies)
                         self.sender.post(replace(out, new=True))
+                    else:  # others: no buttons left over from before the restart
+                        self.sender.post(out)
                 self._schedule(table)
         return n

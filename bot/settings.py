@@ -1,4 +1,8 @@
-"""Configuration, read once from the environment at start (README "Configuration")."""
+"""Configuration, read once from the environment at start (README "Configuration").
+
+Four settings matter in production (``TELEGRAM_BOT_TOKEN``, ``TELEGRAM_BASE_URL``, ``GOUJI_DB``,
+``GOUJI_LANG``); the others tune pace and randomness for tests, demos and benches.
+"""
 
 from __future__ import annotations
 
@@ -15,14 +19,33 @@ class Settings:
     base_url: str | None = None
     db_path: str = DEFAULT_DB
     lang: str = "zh"
+    seed: int | None = None  # GOUJI_SEED: reproducible deals (tests, demos)
+    ai_delay: float = 1.2  # GOUJI_AI_DELAY: seconds between AI moves
+    group_pace: float = 3.0  # GOUJI_PACE "group,private": seconds between calls to one chat
+    private_pace: float = 0.5
+    turn_s: float | None = None  # GOUJI_TURN_S: overrides every chat's turn timer
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         lang = env.get("GOUJI_LANG", "zh").strip().lower() or "zh"
+        pace = [_float(x, 0.0) for x in env.get("GOUJI_PACE", "").split(",") if x.strip()]
         return Settings(
             token=env.get("TELEGRAM_BOT_TOKEN") or None,
             base_url=env.get("TELEGRAM_BASE_URL") or None,
             db_path=env.get("GOUJI_DB") or DEFAULT_DB,
             lang=lang if lang in ("zh", "en") else "zh",
+            seed=int(env["GOUJI_SEED"]) if env.get("GOUJI_SEED", "").isdigit() else None,
+            ai_delay=_float(env.get("GOUJI_AI_DELAY"), 1.2),
+            group_pace=pace[0] if pace else 3.0,
+            private_pace=pace[1] if len(pace) > 1 else 0.5,
+            turn_s=_float(env.get("GOUJI_TURN_S"), 0.0) or None,
         )
+
+
+def _float(text: str | None, default: float) -> float:
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        return default
+    return value if value >= 0 else default

@@ -57,6 +57,19 @@ class SimPlayer:
                 return True
         return False
 
+    async def _follow_hint(self, msg: SentMessage, ops: list[str]) -> bool:
+        """Do what 提示 suggests: ask for it, then play what it chose (or pass). The answer is
+        read from the message itself (its 💡 line), so a player whose hint was lost — the bot
+        restarted in between — simply asks again: the same position gives the same hint."""
+        options = [o for o in ops if o.startswith("o")]
+        if options:
+            return await self._press(msg, options[-1])  # decline 革命 / 要头 / 宣点
+        if "💡" not in msg.plain:
+            return await self._press(msg, "i")
+        if "p" in ops:
+            return await self._press(msg, "p")
+        return await self._press(msg, "x")
+
     async def step(self) -> bool:
         """Press one button if something is asked; False when nothing is."""
         msg = self.hand_message()
@@ -70,12 +83,8 @@ class SimPlayer:
         options = [o for o in ops if o.startswith("o")]
         if options:  # 革命 / 要头 / 宣点: mostly the last choice (decline), sometimes the first
             return await self._press(msg, options[0] if rng.random() < 0.25 else options[-1])
-        if self.follow and any(o.startswith("r") for o in ops):
-            if self._plan and self._plan[0] == "p":  # the hint was shown: play it, or pass
-                self._plan.pop(0)
-                return await self._press(msg, "p" if "p" in ops else "x")
-            self._plan = ["p"]
-            return await self._press(msg, "i")
+        if self.follow:
+            return await self._follow_hint(msg, ops)
         if any(o.startswith("t") for o in ops):  # 还贡: the hint picks, then send
             if "p" in ops:
                 return await self._press(msg, "p")

@@ -1,0 +1,150 @@
+"""The bot process killed (SIGKILL) at random moments of a six-person game and restarted each
+time: the game ends with exactly the actions of an uninterrupted run — nothing lost, nothing
+applied twice — and every player is asked again where they were."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from botkit import NAMES, open_and_seat, start
+from botkit import over as game_over
+
+from bot.localapi import LocalBotApi, RateLimits, SimGroup, SimUser
+from bot.simplayers import SimPlayer
+
+KILLS = 20
+SEED = 21
+
+
+class BotProcess:
+    """``python -m bot`` as players' Telegram would meet it: its own process, the environment
+    of the README (plus the pace and seed knobs), polling the local server."""
+
+    def __init__(self, api: LocalBotApi, db: Path) -> None:
+        self.api = api
+        self.env = {
+            **os.environ,
+            "TELEGRAM_BOT_TOKEN": api.token,
+            "TELEGRAM_BASE_URL": api.base_url,
+            "GOUJI_DB": str(db),
+            "GOUJI_SEED": str(SEED),
+            "GOUJI_AI_DELAY": "0",
+            "GOUJI_PACE": "0,0",
+            "GOUJI_TURN_S": "3600",
+            "NO_PROXY": "127.0.0.1,localhost",
+        }
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = db.with_suffix(".log")
+        self.starts = 0
+
+    async def start(self) -> None:
+        ready = self._ready()
+        self.api.resume_polls()
+        with open(self.log, "ab") as log:  # the child keeps its own copy of the file
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "bot"], env=self.env, stdout=log, stderr=log
+            )
+        self.starts += 1
+        await _until(lambda: self._ready() > ready, 60.0)  # it is up: polling follows at once
+
+    def _ready(self) -> int:
+        """Start-ups finished so far: the last thing a start-up does is register commands."""
+        return sum(1 for c in self.api.calls if c.method == "setMyCommands") // 4
+
+    async def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(self.proc.wait)
+        self.api.release_polls()  # the dead process's parked long poll
+        await asyncio.sleep(0.05)
+
+    async def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            await asyncio.to_thread(self.proc.wait, 30)
+            self.api.release_polls()
+
+
+async def _until(cond: Callable[[], bool], timeout: float) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise TimeoutError("the bot did not come up")
+        await asyncio.sleep(0.02)
+
+
+def stored_actions(db: Path) -> list[str]:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT action FROM actions ORDER BY table_id, seq").fetchall()
+    return [r[0] for r in rows]
+
+
+async def one_game(tmp: Path, kills: int, rng: random.Random) -> tuple[list[str], int, int]:
+    """A scripted game (players who do what 提示 says); killed ``kills`` times at random."""
+    db = tmp / "bot.sqlite3"
+    async with LocalBotApi(rate=RateLimits(per_chat_per_s=30.0, per_chat_burst=8)) as api:
+        group: SimGroup = api.group(-3001, "牌桌", admins=[api.bot_id])
+        users: list[SimUser] = [api.user(700 + i, NAMES[i], language_code="zh") for i in range(6)]
+        bot = BotProcess(api, db)
+        await bot.start()
+        done = 0
+        try:
+            w = _Shim(api)
+            await open_and_seat(w, group, users)  # type: ignore[arg-type]
+            await start(w, group, users[0])  # type: ignore[arg-type]
+            players = [
+                SimPlayer(api, u, random.Random(i), follow=True) for i, u in enumerate(users)
+            ]
+            finished = game_over(w, group)  # type: ignore[arg-type]
+            presses = 0
+            while not finished():
+                await api.idle(quiet=0.03, timeout=60.0)
+                moved = False
+                for p in players:
+                    if finished():
+                        break
+                    if await p.step():
+                        moved = True
+                        presses += 1
+                        if done < kills and rng.random() < 0.08:
+                            # somewhere between the press arriving and its answers going out
+                            await asyncio.sleep(rng.choice([0.0, 0.002, 0.005, 0.01, 0.03]))
+                            await bot.kill()
+                            done += 1
+                            await bot.start()
+                        await api.idle(quiet=0.03, timeout=60.0)
+                if not moved:
+                    await asyncio.sleep(0.05)
+                assert presses < 5000, "the game did not end"
+        finally:
+            await bot.stop()
+        return stored_actions(db), done, bot.starts
+
+
+class _Shim:
+    """What botkit's lobby helpers need of a World when the bot runs in another process."""
+
+    def __init__(self, api: LocalBotApi) -> None:
+        self.api = api
+
+    async def settle(self) -> None:
+        await self.api.idle(quiet=0.1, timeout=60.0)
+
+
+async def test_killed_twenty_times_the_game_ends_as_if_never_killed(tmp_path: Path) -> None:
+    (tmp_path / "calm").mkdir()
+    reference, _, _ = await one_game(tmp_path / "calm", 0, random.Random(1))
+    (tmp_path / "killed").mkdir()
+    killed, kills, starts = await one_game(tmp_path / "killed", KILLS, random.Random(2))
+    assert kills >= KILLS and starts == kills + 1
+    assert len(reference) > 100
+    assert killed == reference  # the same deals and actions, each exactly once
