@@ -68,7 +68,7 @@ _TAG = re.compile(r"<(/?)([a-zA-Z-]+)[^>]*>")
 _BOLD_TAGS = {"b", "strong"}
 _INVISIBLE = {"\ufe0f", "\ufe0e", "\u200d"}
 _REPLACE = {"✅": "✓"}  # drawn instead when the font has the replacement
-_NO_LINE_START = set("，。、；：？！）》」』】,.;:?!)…%")
+_NO_LINE_START = set("，。、；：？！）》」』】,.;:?!)…%·・")
 _NO_LINE_END = set("（《「『【(")
 _MISSING = "\U0010fffd"  # a private-use character no font maps: its mask is .notdef's
 
