@@ -1,6 +1,8 @@
 """``python -m bot``: the bot with ``TELEGRAM_BOT_TOKEN`` set; without it, the offline demo.
 
-``python -m bot demo [--seed S] [--lang zh|en] [--preset P]`` runs the demo in any case.
+``python -m bot demo [--seed S] [--lang zh|en] [--preset P] [--screens DIR]`` runs the demo in
+any case; ``--screens DIR`` also saves the chat screenshots there (``data/samples/`` for the
+README).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--lang", choices=("zh", "en"), default=None, help="demo: language")
         p.add_argument("--preset", choices=list(PRESETS), default="standard", help="demo: rules")
         p.add_argument("--out", default="out/demo", help="demo: where to save the pictures")
+        p.add_argument(
+            "--screens", default=None, help="demo: also save bot_group.png and bot_dm.png here"
+        )
     args = parser.parse_args(argv)
     settings = Settings.from_env()
     logging.basicConfig(
@@ -38,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from .demo import run_demo
 
-    return run_demo(args.seed, args.lang or settings.lang, args.preset, Path(args.out))
+    screens = Path(args.screens) if args.screens else None
+    return run_demo(args.seed, args.lang or settings.lang, args.preset, Path(args.out), screens)
 
 
 if __name__ == "__main__":

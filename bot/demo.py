@@ -3,23 +3,28 @@
 A local Bot API server starts in this process, the real bot polls it, and six simulated players
 open a table in a group, take their seats (each starting the bot first) and play one whole game
 by pressing the buttons they are shown. The group's messages print in order, ending with the
-final ranks; the pictures a player sees are saved under ``out/demo/``.
+final ranks; the pictures a player sees are saved under ``out/demo/``, with screenshots of the
+group chat at the end (``group.png``) and of the first player's private chat when the bot first
+asks them to play (``dm.png``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import random
 import statistics
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from engine.rules import PRESETS
 
-from .localapi import LocalBotApi, SimGroup
+from .localapi import LocalBotApi, SentMessage, SimGroup
 from .runner import local_bot, runtime
+from .screens import last_screen, render_chat
 from .service import Config
 from .simplayers import SimPlayer, lobby_message, op_of, play_until, press_lobby, seat_everyone
 
@@ -28,6 +33,11 @@ NAMES = {
     "en": ("Wang", "Li", "Zhang", "Qiang", "Uncle Wang", "Mei"),
 }
 GROUP_ID = -1001234
+# Telegram's own header lines for the screenshots: the bot's name, "bot", the group's members
+SCREEN_HEADERS = {
+    "zh": ("够级裁判", "机器人", "{n} 位成员"),
+    "en": ("Gouji referee", "bot", "{n} members"),
+}
 
 
 def game_over(api: LocalBotApi, group: SimGroup) -> bool:
@@ -41,8 +51,10 @@ async def play_one_game(
     lang: str,
     preset: str,
     humans: int = 6,
+    each_round: Callable[[list[SimPlayer]], None] | None = None,
 ) -> list[SimPlayer]:
-    """Seat ``humans`` simulated players (AI for the rest), pick the preset, play to the end."""
+    """Seat ``humans`` simulated players (AI for the rest), pick the preset, play to the end;
+    ``each_round(players)`` runs whenever the chats are quiet (see :func:`play_until`)."""
     names = NAMES.get(lang, NAMES["zh"])
     users = [api.user(1000 + i, names[i], language_code=lang) for i in range(humans)]
     await seat_everyone(api, group, users, users[0])
@@ -54,7 +66,8 @@ async def play_one_game(
     players = [
         SimPlayer(api, u, random.Random(seed * 10 + i), follow=True) for i, u in enumerate(users)
     ]
-    await play_until(api, players, lambda: game_over(api, group))
+    hook = None if each_round is None else lambda: each_round(players)
+    await play_until(api, players, lambda: game_over(api, group), each_round=hook)
     return players
 
 
@@ -65,6 +78,46 @@ def _preset_is(api: LocalBotApi, group: SimGroup, preset: str, lang: str) -> boo
     return any(
         label in b.text for b in lobby_message(api, group).buttons if op_of(b.callback_data) == "P"
     )
+
+
+class DmSnapshot:
+    """Keeps a copy of the first player's private chat the first time they are asked to play
+    (their hand message shows rank or play buttons); an ``each_round`` hook of the demo."""
+
+    def __init__(self, api: LocalBotApi) -> None:
+        self.api = api
+        self.messages: list[SentMessage] | None = None
+
+    def __call__(self, players: list[SimPlayer]) -> None:
+        if self.messages is not None:
+            return
+        asked = players[0].hand_message()
+        ops = [op_of(b.callback_data) or "" for b in asked.buttons] if asked else []
+        if any(op.startswith(("r", "q")) for op in ops):
+            self.messages = copy.deepcopy(self.api.messages(players[0].user.id))
+
+
+def save_screens(
+    api: LocalBotApi,
+    group: SimGroup,
+    dm: Sequence[SentMessage],
+    lang: str,
+    out_dirs: Sequence[tuple[Path, str]],
+) -> None:
+    """``group.png``: the end of the group chat; ``dm.png``: the private chat ``dm``; written
+    to each ``(directory, name prefix)``."""
+    bot_name, bot_label, members = SCREEN_HEADERS.get(lang, SCREEN_HEADERS["zh"])
+    group_png = render_chat(
+        last_screen(api.messages(group.id)),
+        group.title,
+        subtitle=members.format(n=7),  # six players and the bot
+    )
+    dm_png = render_chat(last_screen(dm), bot_name, subtitle=bot_label) if dm else None
+    for directory, prefix in out_dirs:
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"{prefix}group.png").write_bytes(group_png)
+        if dm_png is not None:
+            (directory / f"{prefix}dm.png").write_bytes(dm_png)
 
 
 def figures(api: LocalBotApi, actions: int, group_id: int) -> dict[str, Any]:
@@ -88,16 +141,26 @@ def figures(api: LocalBotApi, actions: int, group_id: int) -> dict[str, Any]:
     }
 
 
-async def demo(seed: int, lang: str, preset: str, out_dir: Path, quiet: bool = False) -> int:
+async def demo(
+    seed: int,
+    lang: str,
+    preset: str,
+    out_dir: Path,
+    quiet: bool = False,
+    screens: Path | None = None,
+) -> int:
+    """``screens``: also save the chat screenshots there as ``bot_group.png`` and
+    ``bot_dm.png`` (the README's samples)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     async with LocalBotApi() as api:
+        dm = DmSnapshot(api)
         group = api.group(GROUP_ID, "够级" if lang == "zh" else "Gouji", admins=[api.bot_id])
         with tempfile.TemporaryDirectory() as tmp:
             cfg = Config(bot_username="gouji_bot", ai_delay=0.0, seed=seed, turn_s=3600.0)
             async with local_bot(
                 api, f"{tmp}/demo.sqlite3", cfg, lang=lang, group_interval=1.0
             ) as app:
-                players = await play_one_game(api, group, seed, lang, preset)
+                players = await play_one_game(api, group, seed, lang, preset, each_round=dm)
                 await runtime(app).sender.drain()
                 await api.idle()
                 table = next(iter(runtime(app).service.tables.values()))
@@ -107,6 +170,8 @@ async def demo(seed: int, lang: str, preset: str, out_dir: Path, quiet: bool = F
                 print(m.plain)
                 print()
         _save_pictures(api, players, out_dir)
+        targets = [(out_dir, "")] + ([(screens, "bot_")] if screens is not None else [])
+        save_screens(api, group, dm.messages or [], lang, targets)
         fig = figures(api, actions, GROUP_ID)
         print(f"Pictures: {out_dir.resolve()}")
         print(json.dumps(fig, ensure_ascii=False))
@@ -123,5 +188,9 @@ def _save_pictures(api: LocalBotApi, players: list[SimPlayer], out_dir: Path) ->
         (out_dir / "game_over.png").write_bytes(photos[-1].photo or b"")
 
 
-def run_demo(seed: int | None, lang: str, preset: str, out_dir: Path) -> int:
-    return asyncio.run(demo(seed if seed is not None else 11, lang, preset, out_dir))
+def run_demo(
+    seed: int | None, lang: str, preset: str, out_dir: Path, screens: Path | None = None
+) -> int:
+    return asyncio.run(
+        demo(seed if seed is not None else 11, lang, preset, out_dir, screens=screens)
+    )

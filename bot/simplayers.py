@@ -113,15 +113,20 @@ async def play_until(
     done: Callable[[], bool],
     max_rounds: int = 20000,
     quiet: float = 0.02,
+    each_round: Callable[[], None] | None = None,
 ) -> int:
     """Let the players act until ``done()``; the number of presses. A player whose press got
-    no new question (a refused or stale button) simply tries again next round."""
+    no new question (a refused or stale button) simply tries again next round. ``each_round``
+    is called once the chats are quiet, before the players look at them (the demo takes its
+    screenshots there)."""
     presses = 0
     idle_rounds = 0
     for _ in range(max_rounds):
         await api.idle(quiet=quiet, timeout=30.0)
         if done():
             return presses
+        if each_round is not None:
+            each_round()
         moved = False
         for p in players:
             if await p.step():
