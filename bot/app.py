@@ -311,7 +311,7 @@ def build_app(
 async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     storage, cfg, lang, group_interval, private_interval = app.bot_data["setup"]
     me = await app.bot.get_me()
-    cfg = Config(**{**cfg.__dict__, "bot_username": me.username or cfg.bot_username})
+    cfg = Config(**{**cfg.__dict__, "bot_username": me.username or cfg.bot_username, "lang": lang})
     await storage.open()
     assert app.job_queue is not None
     service_ref: list[Service] = []

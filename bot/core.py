@@ -44,6 +44,7 @@ class Config:
     turn_s: float | None = None  # overrides each chat's per-turn timer (tests)
     seed: int | None = None  # deals of every new table (demo, tests); None: the OS's randomness
     hard_budget_ms: float = 250.0
+    lang: str = "zh"  # a new chat's language (GOUJI_LANG)
 
 
 class Sender(Protocol):
@@ -69,11 +70,13 @@ class Core:
         self._chat_locks: dict[tuple[int, int | None], asyncio.Lock] = {}
 
     # -- chats and users ---------------------------------------------------------------------
-    async def chat_settings(self, chat_id: int, default_lang: str = "zh") -> ChatSettings:
+    async def chat_settings(self, chat_id: int, default_lang: str | None = None) -> ChatSettings:
+        """A chat's settings; a new chat speaks the bot's default language (GOUJI_LANG)."""
+        lang = default_lang or self.cfg.lang
         row = await self.storage.get_chat(chat_id)
         if row is None:
-            return ChatSettings(lang=default_lang)
-        return ChatSettings.from_json(row.settings, row.lang or default_lang)
+            return ChatSettings(lang=lang)
+        return ChatSettings.from_json(row.settings, row.lang or lang)
 
     async def save_chat_settings(self, chat_id: int, settings: ChatSettings) -> None:
         await self.storage.save_chat(S.ChatRow(chat_id, settings.lang, settings.to_json()))

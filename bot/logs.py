@@ -54,4 +54,6 @@ def protect(token: str | None) -> None:
     # Bot API client logs each call's parameters at DEBUG, a player's hand caption included
     logging.getLogger("httpx").setLevel(logging.WARNING)
     for name in ("telegram", "httpcore"):  # (updates are logged at DEBUG with DM captions too)
-        logging.getLogger(name).setLevel(logging.INFO)
+        logger = logging.getLogger(name)
+        if logger.getEffectiveLevel() < logging.INFO:
+            logger.setLevel(logging.INFO)

@@ -7,6 +7,7 @@ import asyncio
 import html
 import logging
 import random
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -96,9 +97,9 @@ class PlayOps(Core):
             text = hint_text(d.action.do, cards, d.reason, d.params, lang, claim=declines)
             if cards:
                 table.selection[seat] = parse(cards)
-            table.hinted[seat] = "💡 " + text
+            table.hinted[seat] = text  # the catalog's sentence starts with 💡
             self._post_hand(table, seat)
-            return Answer(text[:190])
+            return Answer(html.unescape(re.sub(r"<[^>]+>", "", text))[:190])  # a toast: plain
         if op == "p":
             if legal.ask == Ask.RETURN:
                 action = option_for(legal, sel)
