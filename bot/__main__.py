@@ -29,7 +29,16 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument(
             "--screens", default=None, help="demo: also save bot_group.png and bot_dm.png here"
         )
+    bp = sub.add_parser("bench", help="N tables at once against a local server; figures")
+    bp.add_argument("--tables", type=int, default=200)
+    bp.add_argument("--actions", type=int, default=30, help="actions to play at each table")
+    bp.add_argument("--seed", type=int, default=1)
+    bp.add_argument("--images", action="store_true", help="the group table picture on")
     args = parser.parse_args(argv)
+    if args.command == "bench":
+        from .bench import main as bench
+
+        return bench(args.tables, args.actions, args.seed, args.images)
     settings = Settings.from_env()
     logging.basicConfig(
         level=logging.INFO if settings.token and args.command is None else logging.WARNING,

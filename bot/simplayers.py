@@ -39,6 +39,7 @@ class SimPlayer:
         self.follow = follow
         self.presses = 0
         self._plan: list[str] = []
+        self._seen: tuple[int, int] | None = None
 
     def hand_message(self) -> SentMessage | None:
         """The newest message in the private chat that asks something (has buttons besides
@@ -70,11 +71,17 @@ class SimPlayer:
             return await self._press(msg, "p")
         return await self._press(msg, "x")
 
-    async def step(self) -> bool:
-        """Press one button if something is asked; False when nothing is."""
+    async def step(self, patient: bool = False) -> bool:
+        """Press one button if something is asked; False when nothing is. ``patient``: not
+        again on a message that has not changed since the last press (the bot paces its
+        edits; a person waits to see the result of a tap)."""
         msg = self.hand_message()
         if msg is None:
             return False
+        seen = (msg.message_id, msg.edits)
+        if patient and seen == self._seen:
+            return False
+        self._seen = seen
         ops = [o for o in (op_of(b.callback_data) for b in msg.buttons) if o is not None]
         rng = self.rng
         if "p" in ops and self._plan and self._plan[0] == "p":
@@ -182,5 +189,4 @@ async def press_lobby(
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while lobby.edits == edits and loop.time() < end:
-        await asyncio.sleep(0.02)
-    await api.idle()
+        await asyncio.sleep(0.05)
