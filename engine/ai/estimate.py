@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from ..cards import BIG, NRANKS, SMALL, THREE, TWO
+from ..cards import NRANKS, THREE
 from ..legal import can_beat
 from ..plays import Play
 from ..view import opposite, team
@@ -45,7 +45,8 @@ def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None
         return 0.0
     if gouji is None:
         gouji = play.gouji and not k.four_way and not k.headless[k.seat]
-    cards = pool_list(k.pool)
+    sim = k.sim_hands
+    cards = pool_list(k.pool) if sim is None else []
     me = k.seat
     miss = 1.0
     for s in range(6):
@@ -56,7 +57,10 @@ def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None
             if not k.rules.burn:
                 continue
             weight = 0.5
-        p = _sample_beats(cards, k.counts[s], play, kbj, rng)
+        if sim is not None:
+            p = 1.0 if can_beat(sim[s], play, kbj) else 0.0
+        else:
+            p = _sample_beats(cards, k.counts[s], play, kbj, rng)
         miss *= 1.0 - weight * p
     return 1.0 - miss
 
@@ -68,7 +72,3 @@ def likely_penultimate(k: Knowledge, seat: int) -> bool:
         return False
     n = k.counts[seat]
     return 0 < n <= min(3, k.pool[THREE])
-
-
-def control_count(hand: list[int]) -> int:
-    return hand[TWO] + hand[SMALL] + hand[BIG]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from .. import actions as A
 from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus
-from ..game import duty_feasible
+from ..legal import duty_feasible
 from ..plays import Play, as_play
 from ..view import opposite, team
 from .estimate import beat_chance, likely_penultimate
