@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from .. import actions as A
 from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus
-from ..legal import duty_feasible
+from ..legal import duty_feasible, duty_leads
 from ..plays import Play, as_play
 from ..view import opposite, team
 from .estimate import beat_chance, likely_penultimate
@@ -119,19 +119,57 @@ def _last_before_threes(k: Knowledge, rest: list[int], whole: Play, rng: random.
     return _play(whole, "keep_threes")
 
 
+def burn_leads(hand: Sequence[int], bound: bool) -> list[Play]:
+    """The leads a burner may make (§7), the useful ones: each group carrying one joker or all
+    of them, with or without all the 2s (under 憋3 the 2s cannot wait for the 3s, §3 §8);
+    the 2s with a joker; a joker alone; the last lead emptying the hand."""
+    h = hand
+    jokers = [j for j in (BIG, SMALL) if h[j]]
+    out: dict[Play, None] = {}
+
+    def add(c: list[int]) -> None:
+        p = as_play(tuple(c))
+        if p is not None:
+            out[p] = None
+
+    for r in range(TWO + 1):
+        if not h[r] or (bound and r == THREE):
+            continue
+        for carry in [[j] for j in jokers] + ([jokers] if len(jokers) > 1 else []):
+            for twos in (0, h[TWO]) if r != TWO else (0,):
+                c = [0] * NRANKS
+                c[r] = h[r]
+                c[TWO] += twos
+                for j in carry:
+                    c[j] += 1 if len(carry) == 1 else h[j]
+                add(c)
+    for j in jokers:
+        c = [0] * NRANKS
+        c[j] = 1
+        add(c)
+        c = [0] * NRANKS
+        c[j] = h[j]
+        add(c)
+    if not bound or h[THREE] == sum(h):
+        add(list(h))
+    return list(out)
+
+
 def _burn_lead(k: Knowledge, plays: tuple[Play, ...]) -> Choice:
-    """§7: a burner leads a joker each time until the lead that empties the hand."""
+    """§7: a burner leads a joker each time until the lead that empties the hand: the lead
+    that keeps the duty feasible, empties the hand soonest, and stands (a big joker on top)."""
     h = k.hand
     bound = k.bound
-    best: tuple[tuple[int, int, int], Play] | None = None
-    for p in plays:
+    best: tuple[tuple[int, int, int, int], Play] | None = None
+    for p in burn_leads(h, bound):
         after = minus(h, p.counts)
         left = sum(after)
-        if left and not duty_feasible(after, bound and after[THREE] > 0):
+        after_bound = bound and after[THREE] > 0
+        if left and not duty_feasible(after, after_bound):
             continue
+        finishing = left == 0 or (after_bound and left == after[THREE])
         sh = p.shape
-        # empty the hand first; then shed the lowest group with the smallest joker
-        key = (0 if left == 0 or (bound and left == after[THREE]) else 1, sh.base, sh.big)
+        key = (0 if finishing else 1, duty_leads(after, after_bound), -sh.big, sh.base)
         if best is None or key < best[0]:
             best = (key, p)
     chosen = best[1] if best else min(plays, key=lambda p: (p.shape.big, p.shape.base))
