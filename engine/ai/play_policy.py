@@ -24,6 +24,9 @@ from .knowledge import Knowledge
 # Costs of spending one control card in an answer, and the value of a group by rank (J..A).
 COST_TWO, COST_SMALL, COST_BIG = 2.5, 4.0, 6.0
 RANK_VALUE = (0, 0, 0, 0, 0, 0, 0, 0.2, 0.4, 0.7, 1.0, 1.4, 0, 0, 0)
+REGAIN_LIMIT = 9.0  # an answer this dear is made when it shortens the going-out plan
+PLAN_SLACK = 1
+PLAN_SLACK_BOUND = 0
 SAFE = 0.15  # a penultimate play is made when the chance it is beaten is below this
 
 
@@ -221,10 +224,14 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
         p = plays[i]
         after = minus(h, p.counts)
         left = sum(after)
-        if cost > limit:
+        if cost > max(limit, REGAIN_LIMIT):
             break
         if bound and left == after[THREE] and beat_chance(k, p, rng, gouji=False) >= SAFE:
             continue  # §8: this would be a penultimate play likely to be beaten (闷)
+        if cost > limit:
+            if why == "beat_cheap" and _runs_out(after, bound):
+                return _play(p, "regain_lead")
+            continue
         if can_yield and why == "beat_cheap" and _teammate_to_come(k):
             return Choice(A.YIELD, None, "yield_to_team")
         return _play(p, why)
@@ -234,6 +241,16 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
         if sum(after) == after[THREE] and answer_cost(h, p, bound) <= limit:
             return Choice(A.PASS, None, "avoid_smother")
     return Choice(A.PASS, None, "pass_save")
+
+
+def _runs_out(after: Sequence[int], bound: bool) -> bool:
+    """The going-out plan (§6): after this answer wins the lead, the hand can lead out with
+    each remaining group, using its control cards (2s, jokers) to win the lead back — at most
+    one more group than control cards."""
+    groups = len(body_ranks(after, bound))
+    control = after[TWO] + after[SMALL] + after[BIG]
+    # under 憋3 the last play before the 3s needs a carrier too (or it is beaten: 闷, §8)
+    return groups <= control + (PLAN_SLACK_BOUND if bound and after[THREE] else PLAN_SLACK)
 
 
 def _teammate_to_come(k: Knowledge) -> bool:
