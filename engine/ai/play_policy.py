@@ -18,16 +18,17 @@ from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus
 from ..legal import duty_feasible, duty_leads
 from ..plays import Play, as_play
 from ..view import opposite, team
-from .estimate import beat_chance, likely_penultimate
+from .estimate import beat_chance, burn_success_chance, likely_penultimate
 from .knowledge import Knowledge
 
 # Costs of spending one control card in an answer, and the value of a group by rank (J..A).
 COST_TWO, COST_SMALL, COST_BIG = 2.5, 4.0, 6.0
 RANK_VALUE = (0, 0, 0, 0, 0, 0, 0, 0.2, 0.4, 0.7, 1.0, 1.4, 0, 0, 0)
-REGAIN_LIMIT = 9.0  # an answer this dear is made when it shortens the going-out plan
+REGAIN_LIMIT = 13.0  # an answer this dear is made when it shortens the going-out plan
 PLAN_SLACK = 1
 PLAN_SLACK_BOUND = 0
-SAFE = 0.15  # a penultimate play is made when the chance it is beaten is below this
+SAFE = 0.15
+BREAK_BURN_FROM = 0.5  # 解烧 is worth strong cards when the burn would succeed this often  # a penultimate play is made when the chance it is beaten is below this
 
 
 @dataclass
@@ -193,7 +194,7 @@ def answer_cost(h: list[int], p: Play, bound: bool) -> float:
     return cost
 
 
-def _threshold(k: Knowledge, owner: int) -> tuple[float, str]:
+def _threshold(k: Knowledge, owner: int, rng: random.Random) -> tuple[float, str]:
     """How much this seat will spend to beat the top, and why."""
     if likely_penultimate(k, owner):
         return 100.0, "smother"
@@ -201,23 +202,23 @@ def _threshold(k: Knowledge, owner: int) -> tuple[float, str]:
         return 7.0, "stop_runner"
     if k.top_gouji and opposite(k.seat) == owner:
         return 3.0, "stop_opposite_gouji"
-    if k.top_burn:
-        return 5.0, "break_burn"
+    if k.top_burn and burn_success_chance(k, owner, rng) >= BREAK_BURN_FROM:
+        return 5.0, "break_burn"  # §7: a burn that would fail anyway is left to fail
     return -0.5, "beat_cheap"
 
 
 def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.Random) -> Choice:
     owner = k.top_seat
     assert owner is not None
-    if team(owner) == team(k.seat):
-        return Choice(A.PASS, None, "pass_teammate")
     h = k.hand
-    bound = k.bound
-    limit, why = _threshold(k, owner)
     total = sum(h)
     for p in plays:
         if sum(p.counts) == total:
-            return _play(p, "go_out")
+            return _play(p, "go_out")  # a teammate's trick too: one more of the team out
+    if team(owner) == team(k.seat):
+        return Choice(A.PASS, None, "pass_teammate")
+    bound = k.bound
+    limit, why = _threshold(k, owner, rng)
     costed = sorted((answer_cost(h, p, bound), i) for i, p in enumerate(plays))
     ranked = [plays[i] for _, i in costed]
     for cost, i in costed:
