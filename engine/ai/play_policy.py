@@ -25,10 +25,10 @@ from .knowledge import Knowledge
 COST_TWO, COST_SMALL, COST_BIG = 2.5, 4.0, 6.0
 RANK_VALUE = (0, 0, 0, 0, 0, 0, 0, 0.2, 0.4, 0.7, 1.0, 1.4, 0, 0, 0)
 REGAIN_LIMIT = 13.0  # an answer this dear is made when it shortens the going-out plan
-PLAN_SLACK = 1
-PLAN_SLACK_BOUND = 0
-SAFE = 0.15
-BREAK_BURN_FROM = 0.5  # 解烧 is worth strong cards when the burn would succeed this often  # a penultimate play is made when the chance it is beaten is below this
+PLAN_SLACK = 1  # groups the plan may exceed control cards by (one group goes last)…
+PLAN_SLACK_BOUND = 0  # …none under 憋3: the last play before the 3s needs its carrier
+SAFE = 0.15  # a penultimate play is made when the chance it is beaten is below this
+BREAK_BURN_FROM = 0.5  # 解烧 is worth strong cards when the burn would succeed this often
 
 
 @dataclass
