@@ -19,13 +19,13 @@ OPEN_BASE, OPEN_SLOPE = 0.55, 0.02
 OPP_OPEN_BASE, OPP_OPEN_SLOPE = 0.68, 0.01
 
 
-def gouji_groups(hand: Sequence[int]) -> int:
+def gouji_groups(hand: Sequence[float]) -> float:
     """Groups that are 够级 on their own (§4), plus each 2 or joker (each can make one)."""
     n = sum(1 for r, need in GOUJI_THRESHOLD.items() if r != TWO and hand[r] >= need)
     return n + hand[TWO] + hand[SMALL] + hand[BIG]
 
 
-def strength(hand: Sequence[int]) -> float:
+def strength(hand: Sequence[float]) -> float:
     """A rough worth of a hand: control cards, high cards, few groups to lead."""
     groups = sum(1 for r in range(THREE + 1, TWO) if hand[r])
     return (
