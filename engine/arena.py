@@ -35,6 +35,7 @@ STAT_KEYS = (
     "games",
     "burns",
     "burns_failed",
+    "burns_completed",
     "smothered",
     "ranked_with_cards",
     "big_left",
@@ -81,6 +82,8 @@ def play_game(
                 st["burns"] += 1
             elif e.type == "burn_fail":
                 st["burns_failed"] += 1
+            elif e.type == "burn_success":
+                st["burns_completed"] += 1
             elif e.type == "smothered":
                 st["smothered"] += 1
             elif e.type == "declared":
@@ -231,6 +234,7 @@ def _describe(tot: Stats) -> dict[str, float]:
         "burns_per_game": round(burns / g, 3),
         "burns_failed": int(tot["burns_failed"]),
         "burn_fail_rate": round(tot["burns_failed"] / burns, 3) if burns else 0.0,
+        "burn_success_rate": round(tot["burns_completed"] / burns, 3) if burns else 0.0,
         "smothered_per_game": round(tot["smothered"] / g, 3),
         "ranked_with_cards_per_game": round(ranked / g, 3),
         "holding_big_joker_share": round(tot["big_left"] / ranked, 3) if ranked else 0.0,

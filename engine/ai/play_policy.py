@@ -38,7 +38,7 @@ class Choice:
     do: str
     play: Play | None
     reason: str
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str | int] = field(default_factory=dict)
 
 
 def _play(p: Play, reason: str) -> Choice:
@@ -274,16 +274,25 @@ def _burn(k: Knowledge, plays: tuple[Play, ...], rng: random.Random) -> Choice:
     bound = k.bound
     smother = likely_penultimate(k, owner)
     best: tuple[float, Play] | None = None
+    short: tuple[int, int] | None = None  # (leads needed, jokers) of the nearest miss
     for p in plays:
         after = minus(h, p.counts)
         left = sum(after)
         if left == 0:
             return _play(p, "go_out")
         after_bound = bound and after[THREE] > 0
-        if not duty_feasible(after, after_bound):
+        leads = duty_leads(after, after_bound)
+        jokers = after[SMALL] + after[BIG]
+        if jokers < leads:
+            if short is None or leads - jokers < short[0] - short[1]:
+                short = (leads, jokers)
             continue
         groups = len(body_ranks(after, after_bound))
         if groups > 3 and not smother:
+            continue
+        # §7: every lead must stand for the burn to succeed; one without a big joker can be
+        # beaten (解烧, 反烧), so at most one such lead is risked
+        if leads - after[BIG] > 1 + p.counts[BIG] and not smother:
             continue
         if after_bound and left == after[THREE] and beat_chance(k, p, rng, gouji=False) >= SAFE:
             continue
@@ -291,5 +300,7 @@ def _burn(k: Knowledge, plays: tuple[Play, ...], rng: random.Random) -> Choice:
         if best is None or cost < best[0]:
             best = (cost, p)
     if best is None:
-        return Choice(A.PASS, None, "burn_infeasible")
+        if short is None:
+            return Choice(A.PASS, None, "burn_unsafe")
+        return Choice(A.PASS, None, "burn_infeasible", {"leads": short[0], "jokers": short[1]})
     return _play(best[1], "smother" if smother else "burn_feasible")

@@ -32,7 +32,9 @@ REASONS: dict[str, str] = {
     "yield_to_team": "yield (让牌): let a teammate take the trick first",
     # burning
     "burn_feasible": "burn (烧牌): the rest of the hand can meet the burn duty",
-    "burn_infeasible": "do not burn: the burn duty could not be met (诈烧)",
+    "burn_infeasible": "do not burn: the burn duty could not be met (诈烧); params: leads "
+    "(joker-carrying leads the rest of the hand would need), jokers (jokers it would hold)",
+    "burn_unsafe": "do not burn: the duty could be met only if too many leads stood unbeaten",
     "no_burn_teammate": "do not burn a teammate's play",
     # deal phase
     "revolt_weak": "declare 革命: no 2s, no jokers and few high cards",

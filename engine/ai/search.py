@@ -28,15 +28,17 @@ from ..cards import BIG, DECK_COUNTS, NRANKS, SMALL, THREE, TWO, minus, parse
 from ..game import Game, Legal
 from ..legal import duty_feasible
 from ..plays import Play, as_play
+from ..ranking import compute_ranks, score
 from ..view import SeatView, team
 from .knowledge import Knowledge
 from .play_policy import answer_cost, body_ranks, decide_play
 
 MIN_ROUNDS = 6  # below this many determinizations the normal choice is kept
-MAX_CANDIDATES = 8
+MAX_CANDIDATES = 5
 MARGIN = 0.02  # another candidate must beat the normal choice by this much (result units)…
 Z = 1.0  # …and by this many standard errors of the paired differences
 ROLLOUT_LIMIT = 3000
+HORIZON = ROLLOUT_LIMIT  # policy decisions simulated before a rollout is cut short and evaluated
 
 Found = tuple[Action, dict[str, str | int]]
 
@@ -104,9 +106,33 @@ def sim_knowledge(sim: Game, seat: int, played: list[int]) -> Knowledge:
     )
 
 
-def rollout(sim: Game, me: int, played: list[int], rng: random.Random) -> float:
-    """Play ``sim`` out with the normal policy; the result for ``me``'s team: +1 a win, 0.5 a
-    tie, 0 a loss, plus a little for the margin."""
+def evaluate(sim: Game, me: int) -> float:
+    """The result for ``me``'s team of a game cut short: the seats still playing are taken to
+    finish in the order of their going-out plans (groups to lead, less control cards, §6)."""
+    if sim.over:
+        sa, sb = sim.score()
+    else:
+        live = [s for s in range(6) if sim.active(s)]
+        live.sort(key=lambda s: (_plan(sim.hands[s], sim.rules.bie3), sum(sim.hands[s])))
+        ranks = compute_ranks(
+            [*sim.top_order, *live], sim.fails, sim.smothers, sim.revolutionary, True
+        )
+        sa, sb = score(ranks)
+    diff = (sa - sb) if team(me) == 0 else (sb - sa)
+    return (1.0 if diff > 0 else 0.5 if diff == 0 else 0.0) + diff / 240.0
+
+
+def _plan(h: list[int], bie3: bool) -> float:
+    groups = sum(1 for r in range(THREE if not bie3 else THREE + 1, TWO) if h[r])
+    return groups - 0.8 * (h[TWO] > 0) - 1.0 * h[SMALL] - 1.2 * h[BIG]
+
+
+def rollout(
+    sim: Game, me: int, played: list[int], rng: random.Random, horizon: int = ROLLOUT_LIMIT
+) -> float:
+    """Play ``sim`` with the normal policy, to the end or for ``horizon`` decisions (then
+    :func:`evaluate`); the result for ``me``'s team: +1 a win, 0.5 a tie, 0 a loss, plus a
+    little for the margin."""
     steps = 0
     while (ask := sim.asked()) is not None:
         seat, kind = ask
@@ -127,11 +153,9 @@ def rollout(sim: Game, me: int, played: list[int], rng: random.Random) -> float:
             for r, n in enumerate(ch.play.counts):
                 played[r] += n
         steps += 1
-        if steps > ROLLOUT_LIMIT:
+        if steps > horizon:
             break
-    sa, sb = sim.score()
-    diff = (sa - sb) if team(me) == 0 else (sb - sa)
-    return (1.0 if diff > 0 else 0.5 if diff == 0 else 0.0) + diff / 240.0
+    return evaluate(sim, me)
 
 
 def _group(rank: int, n: int, extra: dict[int, int] | None = None) -> Play | None:
@@ -167,13 +191,12 @@ def candidates(k: Knowledge, legal: Legal, normal: Action) -> list[Action]:
                     add(p)
             return out
         body = body_ranks(h, bound)
-        for r in body[:3]:
-            add(_group(r, h[r]))
         for r in body[:2]:
-            if h[r] >= 2:
-                add(_group(r, h[r] - 1))  # keep one back (a split)
-        for r in body[3:]:
             add(_group(r, h[r]))
+        if body:
+            add(_group(body[-1], h[body[-1]]))  # the strongest group, to keep the lead
+        if body and h[body[0]] >= 2:
+            add(_group(body[0], h[body[0]] - 1))  # keep one back (a split)
         if h[TWO]:
             add(_group(TWO, h[TWO]))
         if h[BIG]:
@@ -196,9 +219,9 @@ def candidates(k: Knowledge, legal: Legal, normal: Action) -> list[Action]:
     ranked = sorted(legal.plays, key=lambda p: answer_cost(h, p, bound))
     plain = [p for p in ranked if not (p.counts[TWO] or p.counts[SMALL] or p.counts[BIG])]
     ctrl = [p for p in ranked if p not in plain]
-    for p in plain[:3]:
+    for p in plain[:2]:
         add(p)
-    for p in ctrl[:3]:
+    for p in ctrl[:2]:
         add(p)
     return out
 
@@ -250,7 +273,7 @@ def search(
             if act.cards:
                 for r, n in enumerate(parse(act.cards)):
                     played[r] += n
-            results[i].append(rollout(sim, k.seat, played, random.Random(seed)))
+            results[i].append(rollout(sim, k.seat, played, random.Random(seed), HORIZON))
         rounds += 1
         # successive halving: after 4, 8, 16… rounds keep the better half (the normal choice
         # always stays, as the reference)
