@@ -34,10 +34,12 @@ from .knowledge import Knowledge
 from .play_policy import answer_cost, body_ranks, decide_play
 
 MIN_ROUNDS = 6  # below this many determinizations the normal choice is kept
-MAX_CANDIDATES = 5
-MARGIN = 0.02  # another candidate must beat the normal choice by this much (result units)…
-Z = 1.0  # …and by this many standard errors of the paired differences
+MAX_CANDIDATES = 4
+MARGIN = 0.03  # another candidate must beat the normal choice by this much (result units)…
+Z = 1.5  # …and by this many standard errors of the paired differences
 ROLLOUT_LIMIT = 3000
+SEARCH_FROM_OWN = 14  # search once this seat holds this many cards or fewer…
+SEARCH_FROM_OTHER = 8  # …or another active seat does
 HORIZON = ROLLOUT_LIMIT  # policy decisions simulated before a rollout is cut short and evaluated
 
 Found = tuple[Action, dict[str, str | int]]
@@ -226,6 +228,16 @@ def candidates(k: Knowledge, legal: Legal, normal: Action) -> list[Action]:
     return out
 
 
+def worth_searching(k: Knowledge) -> bool:
+    """The search is spent where rollouts are short and decisions weigh most: once this seat
+    or another active one is near the end of its hand (early on, the normal choice is kept:
+    long rollouts are few and noisy within the budget)."""
+    if k.ask != A.ASK_LEAD and k.top_seat is not None and team(k.top_seat) == team(k.seat):
+        return sum(k.hand) <= (k.top.size if k.top else 0)  # a teammate's trick: go out or not
+    live = [k.counts[s] for s in range(6) if k.active[s] and s != k.seat]
+    return sum(k.hand) <= SEARCH_FROM_OWN or (bool(live) and min(live) <= SEARCH_FROM_OTHER)
+
+
 def search(
     game: Game,
     view: SeatView,
@@ -240,6 +252,8 @@ def search(
     """The best candidate by rollouts, or None to keep the normal choice (one candidate, too
     few determinizations, no candidate clearly better, or ``stop`` set). With ``samples`` the
     search makes exactly that many determinizations, whatever the time."""
+    if not worth_searching(k):
+        return None
     cands = candidates(k, legal, normal)
     if len(cands) < 2:
         return None
