@@ -251,7 +251,12 @@ def _runs_out(after: Sequence[int], bound: bool) -> bool:
     groups = len(body_ranks(after, bound))
     control = after[TWO] + after[SMALL] + after[BIG]
     # under 憋3 the last play before the 3s needs a carrier too (or it is beaten: 闷, §8)
-    return groups <= control + (PLAN_SLACK_BOUND if bound and after[THREE] else PLAN_SLACK)
+    if bound and after[THREE]:
+        # the carrier of the last play before the 3s should be a joker (a 2 is beaten by any)
+        return groups <= control + PLAN_SLACK_BOUND and (
+            groups == 0 or after[SMALL] + after[BIG] > 0
+        )
+    return groups <= control + PLAN_SLACK
 
 
 def _teammate_to_come(k: Knowledge) -> bool:
