@@ -13,9 +13,10 @@ OTHERS = ["4", "4", "4", "4"]
 
 
 def test_spends_a_two_to_regain_the_lead_when_the_rest_runs_out() -> None:
-    # seat 0 leads a Q; seat 1 (22 99 33) wins the lead with a 2 and can then lead 99 and,
-    # holding the other 2 to carry it, its 3s — the frozen baseline keeps its 2s and passes
-    g = Game.from_position(Rules(), ["Q6666777788889999TT", "229933", *OTHERS], leader=0)
+    # seat 0 leads a Q; seat 1 (S 22 99 33) wins the lead with a 2 and can then lead 99 and,
+    # with a joker kept to carry its last play before the 3s (§8), go out — the frozen
+    # baseline keeps its 2s and passes
+    g = Game.from_position(Rules(), ["Q6666777788889999TT", "S229933", *OTHERS], leader=0)
     g.apply(Action(0, "play", "Q"))
     assert g.asked() == (1, "answer")
     d = decide(g, 1, "normal", random.Random(1))
@@ -24,10 +25,11 @@ def test_spends_a_two_to_regain_the_lead_when_the_rest_runs_out() -> None:
 
 
 def test_keeps_the_two_when_the_hand_cannot_run_out() -> None:
-    g = Game.from_position(Rules(), ["Q6666777788889999TT", "2995533", *OTHERS], leader=0)
-    g.apply(Action(0, "play", "Q"))
-    d = decide(g, 1, "normal", random.Random(1))
-    assert d.action.do == "pass" and d.reason == "pass_save"
+    for hand in ("2995533", "229933"):  # too many groups; no joker to carry the last play
+        g = Game.from_position(Rules(), ["Q6666777788889999TT", hand, *OTHERS], leader=0)
+        g.apply(Action(0, "play", "Q"))
+        d = decide(g, 1, "normal", random.Random(1))
+        assert d.action.do == "pass" and d.reason == "pass_save", hand
 
 
 def test_goes_out_over_a_teammate() -> None:
