@@ -202,3 +202,13 @@ def test_decide_async_answers_and_falls_back_at_the_deadline() -> None:
     assert fast == decide(a, 1, "normal", random.Random(1))
     assert searched == decide(a, 1, "hard", random.Random(1), samples=4)
     assert cut == fast  # the deadline passed: the normal level's decision
+
+
+def test_the_burn_warning_applies_bie3() -> None:
+    """Game.burn_feasible (the bot's warning before a burn) uses the same duty: under 憋3,
+    AA from AA22333 leaves 2s that cannot go out with the 3s."""
+    for hand, feasible in (("AA22333", False), ("AAS22333", True), ("AA99333", False)):
+        g = Game.from_position(Rules(), ["KK456789TJ", hand, "3", "QQ3", "3", "3"], leader=0)
+        g.apply(Action(0, "play", "KK"))
+        assert g.asked() == (1, "burn")
+        assert g.burn_feasible(1, "AA") is feasible, hand
