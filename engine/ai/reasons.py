@@ -22,7 +22,8 @@ REASONS: dict[str, str] = {
     # answering
     "beat_cheap": "beat the opponent with a whole group, spending no strong cards",
     "stop_opposite_gouji": "beat the 对头's 够级 play so that it does not stand (and open)",
-    "regain_lead": "spend strong cards to win the lead: the rest of the hand can then be led out",
+    "regain_lead": "win the lead now, even at a cost (2s, jokers, a broken group): the rest of "
+    "the hand can then be led out",
     "stop_runner": "beat an opponent who is close to finishing",
     "smother": "beat an opponent's last play before their 3s, so that they are 闷",
     "break_burn": "beat a burning play (解烧 or 反烧)",
