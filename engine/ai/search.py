@@ -8,10 +8,12 @@ cards, every seat's count, a 3 for each seat still bound by 憋3, teammates' han
 replaced by the sampled ones and whose hand-derived facts (the top's §8 penultimate flag) are
 recomputed from them (``Game.copy(hands=...)``), so nothing of the real hidden hands survives.
 
-Each candidate is played out to the end of the game with the normal policy (its fast form, no
-sampling inside) for all six seats, on the same deals and rollout seeds for every candidate
-(common random numbers). Candidates are halved by their mean result; the survivor replaces the
-normal choice only when it is better by a margin that the paired differences support.
+The search runs only late in the game (:func:`worth_searching`), where rollouts are short.
+Each candidate is played out to the end of the game with the normal policy (reading the
+simulated hands instead of sampling them, so it is fast) for all six seats, on the same deals
+and rollout seeds for every candidate (common random numbers). Candidates are halved by their
+mean result; the survivor replaces the normal choice only when it is better by a margin that
+the paired differences support.
 """
 
 from __future__ import annotations
@@ -207,8 +209,8 @@ def candidates(k: Knowledge, legal: Legal, normal: Action) -> list[Action]:
             add(_group(SMALL, 1))
         return out
     if k.ask == A.ASK_BURN:
-        if legal.can_pass:
-            out.append(Action(me, A.PASS)) if Action(me, A.PASS) not in out else None
+        if legal.can_pass and Action(me, A.PASS) not in out:
+            out.append(Action(me, A.PASS))
         for p in sorted(legal.plays, key=lambda p: answer_cost(h, p, bound)):
             after = minus(h, p.counts)
             if sum(after) == 0 or duty_feasible(after, bound and after[THREE] > 0):
