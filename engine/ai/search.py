@@ -149,9 +149,12 @@ def rollout(
         ):
             sim.apply(Action(seat, A.PASS))  # the normal policy rarely beats a teammate
             continue
-        legal = sim.legal(seat)
         k = sim_knowledge(sim, seat, played)
-        ch = decide_play(k, legal.plays, legal.can_yield, rng)
+        if kind == A.ASK_LEAD and sim.burning != seat:
+            ch = decide_play(k, (), False, rng)  # an ordinary lead reads the hand only
+        else:
+            legal = sim.legal(seat)
+            ch = decide_play(k, legal.plays, legal.can_yield, rng)
         sim.apply(Action(seat, ch.do, str(ch.play) if ch.play is not None else ""))
         if ch.play is not None:
             for r, n in enumerate(ch.play.counts):
