@@ -24,7 +24,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--preset", default="standard")
-    ap.add_argument("--budget-ms", type=float, default=250.0, help="hard level's time per decision")
+    ap.add_argument("--budget-ms", type=float, default=100.0, help="hard level's time per decision")
+    ap.add_argument(
+        "--samples", type=int, default=None, help="hard level: fixed deals per decision (no clock)"
+    )
+    ap.add_argument("--progress", action="store_true", help="show a progress line on stderr")
     args = parser.parse_args(argv)
     if args.command == "replay":
         from .record import replay_text
@@ -49,7 +53,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "arena":
         from .arena import run_arena
 
-        return run_arena(args.a, args.b, args.games, args.seed, args.preset, args.budget_ms)
+        return run_arena(
+            args.a,
+            args.b,
+            args.games,
+            args.seed,
+            args.preset,
+            args.budget_ms,
+            args.samples,
+            args.progress or None,
+        )
     return 2
 
 

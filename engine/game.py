@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .actions import Action, IllegalAction
-from .cards import BIG, NRANKS, SMALL, THREE, TWO, Counts, contains, fmt, minus, parse
+from .cards import BIG, SMALL, THREE, Counts, contains, fmt, minus, parse
 from .events import Event
-from .legal import Legal, beating_plays, can_beat, lead_plays
+from .legal import Legal, beating_plays, can_beat, duty_feasible, duty_feasible_now, lead_plays
 from .plays import Play, as_play, beats
 from .ranking import compute_ranks, debts, revolutionary_rank, score
 from .rules import Rules
@@ -513,6 +513,16 @@ class Game:
         sim.passed = set(self.passed)
         sim.queue = deque(self.queue)
         sim.log = list(self.log) if keep_log else []
+        top = sim.top
+        if hands is not None and top is not None:
+            # §8: whether the top is its owner's penultimate play follows from the owner's hand,
+            # so it is recomputed from the given hands (a determinization must not inherit it).
+            h = sim.hands[top.seat]
+            penult = self.rules.bie3 and h[THREE] > 0 and h[THREE] == sum(h)
+            if penult != top.penult:
+                sim.top = Top(
+                    top.seat, top.play, top.gouji, top.burn, top.can_open, top.burn_play, penult
+                )
         return sim
 
     # -- results -----------------------------------------------------------------------------
@@ -545,32 +555,3 @@ class Game:
             self.yaotou,
             tuple(self.log),
         )
-
-
-def duty_feasible_now(hand: Sequence[int], bound_by_threes: bool) -> bool:
-    """§7: a burner who must lead has a lead the duty allows — one with a joker, or one that
-    empties the hand (under 憋3, the 3s)."""
-    if hand[SMALL] or hand[BIG]:
-        return True
-    whole = as_play(tuple(hand))
-    if whole is None:
-        return False
-    return not bound_by_threes or hand[THREE] == sum(hand)
-
-
-def duty_feasible(hand: Sequence[int], bound_by_threes: bool) -> bool:
-    """Whether a burner holding ``hand`` can lead out under the duty if every lead stands: each
-    lead but the last needs a joker, so the jokers must cover every group of the hand except
-    one that can go last without a joker (the 3s under 憋3, or any one play otherwise). Jokers
-    may also be led alone."""
-    jokers = hand[SMALL] + hand[BIG]
-    groups = [r for r in range(NRANKS) if r not in (SMALL, BIG) and hand[r]]
-    # 2s ride along with any group (贴钱), so they never need a lead of their own unless alone.
-    plain = [r for r in groups if r != TWO]
-    if not plain and hand[TWO]:
-        plain = [TWO]
-    if bound_by_threes and hand[THREE]:
-        need = len([r for r in plain if r != THREE])  # the 3s go last, joker-free
-    else:
-        need = max(len(plain) - 1, 0)  # one group may go last without a joker
-    return jokers >= need

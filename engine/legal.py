@@ -158,3 +158,36 @@ def lead_plays(hand: Sequence[int], bie3: bool, need_joker: bool = False) -> lis
         if p is not None and p not in plays:
             plays.append(p)
     return plays
+
+
+def duty_feasible_now(hand: Sequence[int], bound_by_threes: bool) -> bool:
+    """§7: a burner who must lead has a lead the duty allows — one with a joker, or one that
+    empties the hand (under 憋3, the 3s)."""
+    if hand[SMALL] or hand[BIG]:
+        return True
+    whole = as_play(tuple(hand))
+    if whole is None:
+        return False
+    return not bound_by_threes or hand[THREE] == sum(hand)
+
+
+def duty_leads(hand: Sequence[int], bound_by_threes: bool) -> int:
+    """§7: how many joker-carrying leads a burner holding ``hand`` needs before the last lead,
+    if every lead stands. 2s ride along with any group but the 3s (贴钱; under 憋3 the 3s go
+    last, alone, §3 §8), so they need a lead of their own only when no other group can take
+    them. Without 憋3 one group (2s attached) may go last without a joker."""
+    plain = [r for r in range(TWO) if hand[r]]
+    if bound_by_threes and hand[THREE]:
+        others = [r for r in plain if r != THREE]
+        return len(others) + (1 if hand[TWO] and not others else 0)
+    if not plain:
+        return 0  # only 2s and jokers: one lead (2s with every joker) empties the hand
+    return len(plain) - 1
+
+
+def duty_feasible(hand: Sequence[int], bound_by_threes: bool) -> bool:
+    """Whether a burner holding ``hand`` can lead out under the duty if every lead stands: each
+    lead but the last needs a joker, so the jokers must cover every group that cannot go last
+    (:func:`duty_leads`). Jokers may also be led alone or ride along with any lead."""
+    jokers = hand[SMALL] + hand[BIG]
+    return jokers >= duty_leads(hand, bound_by_threes)

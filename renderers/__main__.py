@@ -33,7 +33,7 @@ from .table_image import render_table
 SAMPLE_HAND = "BBS22AAKKKQQJJJT99988877766655544433"  # 36 cards
 SAMPLE_NAMES = ("老王", "Alice", "小李", "Bob", "张三丰", "<b>Eve</b>")  # the bench: mixed, hostile
 GAME_NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")  # the README's samples
-SAMPLE_SEED = 17  # a game with a burn, a 解烧, a 闷, 开点 and tributes owed
+SAMPLE_SEED = 30  # a game with a burn, a 解烧, a 闷, 开点 and tributes owed
 
 
 def sample_view() -> SeatView:

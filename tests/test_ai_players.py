@@ -161,8 +161,13 @@ def test_arena_prints_json_last(capsys: pytest.CaptureFixture[str]) -> None:
     figures = json.loads(last)
     assert figures["games"] == 2
     assert 0.0 <= figures["ci95"][0] <= figures["win_rate_a"] <= figures["ci95"][1] <= 1.0
-    for key in ("decision_ms_median_a", "decision_ms_median_b"):
+    for key in ("decision_ms_median_a", "decision_ms_median_b", "decision_ms_p95_a"):
         assert figures[key] >= 0.0
+    for side in ("stats_a", "stats_b"):
+        stats = figures[side]
+        assert 0.0 <= stats["burn_fail_rate"] <= 1.0
+        assert stats["smothered_per_game"] >= 0.0 and "declare_dian_balance" in stats
+    assert run_arena("baseline", "normal", 1, 1, "standard") == 0
     assert run_arena("normal", "grandmaster", 1, 1, "standard") == 2
 
 

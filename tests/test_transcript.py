@@ -36,25 +36,27 @@ def lines_of(events: list[Event], names: tuple[str, ...] = NAMES, lang: str = "z
     return tr.take_finished()
 
 
-def game_batches(seed: int, games: int = 1) -> list[list[Event]]:
-    """The event batches of a seeded game of six normal AI players, as the bot receives them."""
+def game_batches(seed: int, games: int = 1, level: str = "normal") -> list[list[Event]]:
+    """The event batches of a seeded game of six AI players, as the bot receives them."""
     rng = random.Random(seed)
     match = Match(STANDARD, seed=seed)
     batches = []
     for _ in range(games):
         batches.append(match.new_game())
         while (ask := match.asked()) is not None:
-            batches.append(match.apply(decide(match, ask[0], "normal", rng).action))
+            batches.append(match.apply(decide(match, ask[0], level, rng).action))
     return batches
 
 
-# Seeds whose game holds: 3 a 诈烧, 70 a 反烧 and a 烧成, 2 a 解烧 and a 闷, 11 the demo's game.
-SEEDS = (3, 70, 2, 11)
+# Seeds whose game holds: 1 a 诈烧 (easy players: the normal AI burns only when it can finish),
+# 260 a 反烧 and a 烧成, 85 a 解烧 and a 闷, 11 the demo's game.
+LEVELS = {1: "easy", 260: "normal", 85: "normal", 11: "normal"}
+SEEDS = tuple(LEVELS)
 
 
 @pytest.fixture(scope="module")
 def games() -> dict[int, list[list[Event]]]:
-    return {seed: game_batches(seed) for seed in SEEDS}
+    return {seed: game_batches(seed, level=level) for seed, level in LEVELS.items()}
 
 
 def test_a_trick_is_one_line_with_the_yield_and_no_passes() -> None:
@@ -118,20 +120,24 @@ def test_a_failed_burn_is_one_line_ending_with_the_new_leader() -> None:
 
 def test_burn_outcomes_smothering_and_going_out(games: dict[int, list[list[Event]]]) -> None:
     text = {s: [plain(x) for x in lines_of([e for b in games[s] for e in b])] for s in SEEDS}
-    counter = next(line for line in text[70] if "反烧" in line)
-    assert counter.startswith("🔥 老王 烧 小李：A+2个2 → 🔥 小李 反烧：3个2 → ")
-    assert "3个3（🏁 走头科）→ 🎉 烧成，老王 下局进 2 张烧贡 → 张姐 3个9 ✅" in counter
-    broken = next(line for line in text[2] if "解烧" in line)
-    assert broken == "🔥 阿强 烧 王叔：K+2个2 → 🧯 老王 解烧：3个A ✅"
-    assert any("被闷，判为大落" in line for line in text[2])
+    counter = next(line for line in text[260] if "反烧" in line)
+    assert counter.startswith("🔥 小李 烧 张姐：小王 → 🔥 张姐 反烧：大王 → ")
+    assert "（🏁 走头科）→ 🎉 烧成，小李 下局进 2 张烧贡 →" in counter
+    broken = next(line for line in text[85] if "解烧" in line)
+    assert (
+        broken
+        == "🔥 张姐 烧 阿强：2个2 → 2个9+小王 → 🧯 小美 解烧：A+2+大王（😶 张姐 被闷，判为大落）✅"
+    )
+    assert any("诈烧" in line for line in text[1])
     # 四户乱缠 with its rule, after the line of the trick in which it began
     for seed in SEEDS:
         i = next(i for i, line in enumerate(text[seed]) if "四户乱缠" in line)
-        assert "走" in text[seed][i - 1] and "让牌" in text[seed][i] and "开点" in text[seed][i]
+        assert any(w in text[seed][i - 1] for w in ("走", "闷", "诈烧"))  # a player ranked
+        assert "让牌" in text[seed][i] and "开点" in text[seed][i]
         assert "过了的人还能再出" in text[seed][i] and "其余三家都过" in text[seed][i]
     last = text[11][-1]
-    assert last.startswith("🏆 本局结束：头科 老王 · 二科 小李 · 三科 阿强")
-    assert last.endswith("小李·阿强·小美 +4")
+    assert last.startswith("🏆 本局结束：头科 小美 · 二科 老王 · 三科 小李")
+    assert last.endswith("小李·阿强·小美 +8")
 
 
 def test_the_demo_game_is_a_line_per_trick(games: dict[int, list[list[Event]]]) -> None:
@@ -150,7 +156,7 @@ def test_cheers_are_finished_lines_read_independently(
     tr = Transcript(NAMES, "zh")
     finished: list[str] = []
     cheers: list[str] = []
-    for i, batch in enumerate(games[70]):
+    for i, batch in enumerate(games[260]):
         tr.feed(batch)
         finished += tr.take_finished()
         if i % 7 == 0:

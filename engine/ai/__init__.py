@@ -6,7 +6,15 @@ One entry point, :func:`decide`, for filling empty seats, 托管, turn timeouts 
     match.apply(d.action)   # d.reason is a code of REASONS, d.params its parameters
 """
 
-from .decision import DEFAULT_BUDGET_MS, LEVELS, Decision, decide
+from .decision import ARENA_LEVELS, DEFAULT_BUDGET_MS, LEVELS, Decision, decide, decide_async
 from .reasons import REASONS
 
-__all__ = ["DEFAULT_BUDGET_MS", "LEVELS", "REASONS", "Decision", "decide"]
+__all__ = [
+    "ARENA_LEVELS",
+    "DEFAULT_BUDGET_MS",
+    "LEVELS",
+    "REASONS",
+    "Decision",
+    "decide",
+    "decide_async",
+]

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import random
 
-from ..cards import BIG, NRANKS, SMALL, THREE, TWO
-from ..legal import can_beat
+from ..cards import NRANKS, THREE
+from ..legal import can_beat, duty_feasible
 from ..plays import Play
 from ..seats import opposite, team
 from .knowledge import Knowledge
 
 SAMPLES = 10  # sampled hands per opponent
+PENULT_LIKELY = 0.5  # a top is taken for a penultimate play from this chance on
 
 
 def pool_list(pool: list[int]) -> list[int]:
@@ -45,7 +46,8 @@ def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None
         return 0.0
     if gouji is None:
         gouji = play.gouji and not k.four_way and not k.headless[k.seat]
-    cards = pool_list(k.pool)
+    sim = k.sim_hands
+    cards = pool_list(k.pool) if sim is None else []
     me = k.seat
     miss = 1.0
     for s in range(6):
@@ -56,19 +58,74 @@ def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None
             if not k.rules.burn:
                 continue
             weight = 0.5
-        p = _sample_beats(cards, k.counts[s], play, kbj, rng)
+        if sim is not None:
+            p = 1.0 if can_beat(sim[s], play, kbj) else 0.0
+        else:
+            p = _sample_beats(cards, k.counts[s], play, kbj, rng)
         miss *= 1.0 - weight * p
     return 1.0 - miss
 
 
+def penult_chance(k: Knowledge, seat: int) -> float:
+    """The chance that ``seat``'s play on top was its penultimate one (§8): that its remaining
+    cards are all 3s. It holds at least one 3 (it has not played them under 憋3); the others
+    are drawn from the pool without the 3s reserved for the other bound hidden seats."""
+    if not k.rules.bie3 or not k.active[seat] or k.threes_played[seat]:
+        return 0.0
+    if k.sim_hands is not None:
+        h = k.sim_hands[seat]
+        return 1.0 if h[THREE] and h[THREE] == sum(h) else 0.0
+    n = k.counts[seat]
+    if n <= 0:
+        return 0.0
+    reserved = sum(
+        1
+        for s in range(6)
+        if s not in (seat, k.seat) and k.active[s] and not k.threes_played[s] and k.counts[s]
+    )
+    threes = k.pool[THREE] - 1 - reserved
+    size = sum(k.pool) - 1 - reserved
+    p = 1.0
+    for i in range(n - 1):
+        if threes - i <= 0 or size - i <= 0:
+            return 0.0
+        p *= (threes - i) / (size - i)
+    return p
+
+
 def likely_penultimate(k: Knowledge, seat: int) -> bool:
-    """Is ``seat``'s play on top probably its penultimate one (§8): only a few cards left, and
-    it has not played its 3s (so under 憋3 it still holds at least one)?"""
+    """Is ``seat``'s play on top probably its penultimate one (§8)? Players keep their 3s to
+    the end, so a bound seat with only a few cards left (no more than the unseen 3s) is
+    taken to hold only 3s — measured in the arena, this aggressive guess smothers more than
+    the card-counting chance of :func:`penult_chance` alone."""
+    if k.sim_hands is not None or penult_chance(k, seat) >= PENULT_LIKELY:
+        return penult_chance(k, seat) >= PENULT_LIKELY
     if not k.rules.bie3 or not k.active[seat] or k.threes_played[seat]:
         return False
     n = k.counts[seat]
     return 0 < n <= min(3, k.pool[THREE])
 
 
-def control_count(hand: list[int]) -> int:
-    return hand[TWO] + hand[SMALL] + hand[BIG]
+def burn_success_chance(k: Knowledge, burner: int, rng: random.Random) -> float:
+    """The chance that the burning ``burner`` can meet the burn duty (§7) with its hidden hand,
+    if its leads stand: hands of its count drawn from the pool (a 3 kept under 憋3)."""
+    if k.sim_hands is not None:
+        h = k.sim_hands[burner]
+        return 1.0 if duty_feasible(h, k.rules.bie3 and h[THREE] > 0) else 0.0
+    n = k.counts[burner]
+    cards = pool_list(k.pool)
+    bound = k.rules.bie3 and not k.threes_played[burner]
+    if bound and THREE in cards:
+        cards.remove(THREE)
+        n -= 1
+    n = min(max(n, 0), len(cards))
+    hits = 0
+    for _ in range(SAMPLES):
+        hand = [0] * NRANKS
+        for r in rng.sample(cards, n):
+            hand[r] += 1
+        if bound:
+            hand[THREE] += 1
+        if duty_feasible(hand, bound):
+            hits += 1
+    return hits / SAMPLES

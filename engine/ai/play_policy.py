@@ -14,17 +14,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus
-from ..game import duty_feasible
+from ..legal import duty_feasible, duty_leads
 from ..plays import Play, as_play
 from ..seats import opposite, team
 from ..vocab import Ask, Do
-from .estimate import beat_chance, likely_penultimate
+from .estimate import beat_chance, burn_success_chance, likely_penultimate
 from .knowledge import Knowledge
 
 # Costs of spending one control card in an answer, and the value of a group by rank (J..A).
 COST_TWO, COST_SMALL, COST_BIG = 2.5, 4.0, 6.0
 RANK_VALUE = (0, 0, 0, 0, 0, 0, 0, 0.2, 0.4, 0.7, 1.0, 1.4, 0, 0, 0)
+REGAIN_LIMIT = 13.0  # an answer this dear is made when it shortens the going-out plan
+PLAN_SLACK = 1  # groups the plan may exceed control cards by (one group goes last)…
+PLAN_SLACK_BOUND = 0  # …none under 憋3: the last play before the 3s needs its carrier
 SAFE = 0.15  # a penultimate play is made when the chance it is beaten is below this
+BREAK_BURN_FROM = 0.5  # 解烧 is worth strong cards when the burn would succeed this often
 
 
 @dataclass
@@ -34,7 +38,7 @@ class Choice:
     do: str
     play: Play | None
     reason: str
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str | int] = field(default_factory=dict)
 
 
 def _play(p: Play, reason: str) -> Choice:
@@ -119,19 +123,57 @@ def _last_before_threes(k: Knowledge, rest: list[int], whole: Play, rng: random.
     return _play(whole, "keep_threes")
 
 
+def burn_leads(hand: Sequence[int], bound: bool) -> list[Play]:
+    """The leads a burner may make (§7), the useful ones: each group carrying one joker or all
+    of them, with or without all the 2s (under 憋3 the 2s cannot wait for the 3s, §3 §8);
+    the 2s with a joker; a joker alone; the last lead emptying the hand."""
+    h = hand
+    jokers = [j for j in (BIG, SMALL) if h[j]]
+    out: dict[Play, None] = {}
+
+    def add(c: list[int]) -> None:
+        p = as_play(tuple(c))
+        if p is not None:
+            out[p] = None
+
+    for r in range(TWO + 1):
+        if not h[r] or (bound and r == THREE):
+            continue
+        for carry in [[j] for j in jokers] + ([jokers] if len(jokers) > 1 else []):
+            for twos in (0, h[TWO]) if r != TWO else (0,):
+                c = [0] * NRANKS
+                c[r] = h[r]
+                c[TWO] += twos
+                for j in carry:
+                    c[j] += 1 if len(carry) == 1 else h[j]
+                add(c)
+    for j in jokers:
+        c = [0] * NRANKS
+        c[j] = 1
+        add(c)
+        c = [0] * NRANKS
+        c[j] = h[j]
+        add(c)
+    if not bound or h[THREE] == sum(h):
+        add(list(h))
+    return list(out)
+
+
 def _burn_lead(k: Knowledge, plays: tuple[Play, ...]) -> Choice:
-    """§7: a burner leads a joker each time until the lead that empties the hand."""
+    """§7: a burner leads a joker each time until the lead that empties the hand: the lead
+    that keeps the duty feasible, empties the hand soonest, and stands (a big joker on top)."""
     h = k.hand
     bound = k.bound
-    best: tuple[tuple[int, int, int], Play] | None = None
-    for p in plays:
+    best: tuple[tuple[int, int, int, int], Play] | None = None
+    for p in burn_leads(h, bound):
         after = minus(h, p.counts)
         left = sum(after)
-        if left and not duty_feasible(after, bound and after[THREE] > 0):
+        after_bound = bound and after[THREE] > 0
+        if left and not duty_feasible(after, after_bound):
             continue
+        finishing = left == 0 or (after_bound and left == after[THREE])
         sh = p.shape
-        # empty the hand first; then shed the lowest group with the smallest joker
-        key = (0 if left == 0 or (bound and left == after[THREE]) else 1, sh.base, sh.big)
+        key = (0 if finishing else 1, duty_leads(after, after_bound), -sh.big, sh.base)
         if best is None or key < best[0]:
             best = (key, p)
     chosen = best[1] if best else min(plays, key=lambda p: (p.shape.big, p.shape.base))
@@ -152,7 +194,7 @@ def answer_cost(h: list[int], p: Play, bound: bool) -> float:
     return cost
 
 
-def _threshold(k: Knowledge, owner: int) -> tuple[float, str]:
+def _threshold(k: Knowledge, owner: int, rng: random.Random) -> tuple[float, str]:
     """How much this seat will spend to beat the top, and why."""
     if likely_penultimate(k, owner):
         return 100.0, "smother"
@@ -160,33 +202,37 @@ def _threshold(k: Knowledge, owner: int) -> tuple[float, str]:
         return 7.0, "stop_runner"
     if k.top_gouji and opposite(k.seat) == owner:
         return 3.0, "stop_opposite_gouji"
-    if k.top_burn:
-        return 5.0, "break_burn"
+    if k.top_burn and burn_success_chance(k, owner, rng) >= BREAK_BURN_FROM:
+        return 5.0, "break_burn"  # §7: a burn that would fail anyway is left to fail
     return -0.5, "beat_cheap"
 
 
 def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.Random) -> Choice:
     owner = k.top_seat
     assert owner is not None
-    if team(owner) == team(k.seat):
-        return Choice(Do.PASS, None, "pass_teammate")
     h = k.hand
-    bound = k.bound
-    limit, why = _threshold(k, owner)
     total = sum(h)
     for p in plays:
         if sum(p.counts) == total:
-            return _play(p, "go_out")
+            return _play(p, "go_out")  # a teammate's trick too: one more of the team out
+    if team(owner) == team(k.seat):
+        return Choice(Do.PASS, None, "pass_teammate")
+    bound = k.bound
+    limit, why = _threshold(k, owner, rng)
     costed = sorted((answer_cost(h, p, bound), i) for i, p in enumerate(plays))
     ranked = [plays[i] for _, i in costed]
     for cost, i in costed:
         p = plays[i]
         after = minus(h, p.counts)
         left = sum(after)
-        if cost > limit:
+        if cost > max(limit, REGAIN_LIMIT):
             break
         if bound and left == after[THREE] and beat_chance(k, p, rng, gouji=False) >= SAFE:
             continue  # §8: this would be a penultimate play likely to be beaten (闷)
+        if cost > limit:
+            if why == "beat_cheap" and _runs_out(after, bound):
+                return _play(p, "regain_lead")
+            continue
         if can_yield and why == "beat_cheap" and _teammate_to_come(k):
             return Choice(Do.YIELD, None, "yield_to_team")
         return _play(p, why)
@@ -196,6 +242,21 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
         if sum(after) == after[THREE] and answer_cost(h, p, bound) <= limit:
             return Choice(Do.PASS, None, "avoid_smother")
     return Choice(Do.PASS, None, "pass_save")
+
+
+def _runs_out(after: Sequence[int], bound: bool) -> bool:
+    """The going-out plan (§6): after this answer wins the lead, the hand can lead out with
+    each remaining group, using its control cards (2s, jokers) to win the lead back — at most
+    one more group than control cards."""
+    groups = len(body_ranks(after, bound))
+    control = after[TWO] + after[SMALL] + after[BIG]
+    # under 憋3 the last play before the 3s needs a carrier too (or it is beaten: 闷, §8)
+    if bound and after[THREE]:
+        # the carrier of the last play before the 3s should be a joker (a 2 is beaten by any)
+        return groups <= control + PLAN_SLACK_BOUND and (
+            groups == 0 or after[SMALL] + after[BIG] > 0
+        )
+    return groups <= control + PLAN_SLACK
 
 
 def _teammate_to_come(k: Knowledge) -> bool:
@@ -218,16 +279,25 @@ def _burn(k: Knowledge, plays: tuple[Play, ...], rng: random.Random) -> Choice:
     bound = k.bound
     smother = likely_penultimate(k, owner)
     best: tuple[float, Play] | None = None
+    short: tuple[int, int] | None = None  # (leads needed, jokers) of the nearest miss
     for p in plays:
         after = minus(h, p.counts)
         left = sum(after)
         if left == 0:
             return _play(p, "go_out")
         after_bound = bound and after[THREE] > 0
-        if not duty_feasible(after, after_bound):
+        leads = duty_leads(after, after_bound)
+        jokers = after[SMALL] + after[BIG]
+        if jokers < leads:
+            if short is None or leads - jokers < short[0] - short[1]:
+                short = (leads, jokers)
             continue
         groups = len(body_ranks(after, after_bound))
         if groups > 3 and not smother:
+            continue
+        # §7: every lead must stand for the burn to succeed; one without a big joker can be
+        # beaten (解烧, 反烧), so at most one such lead is risked
+        if leads - after[BIG] > 1 + p.counts[BIG] and not smother:
             continue
         if after_bound and left == after[THREE] and beat_chance(k, p, rng, gouji=False) >= SAFE:
             continue
@@ -235,5 +305,7 @@ def _burn(k: Knowledge, plays: tuple[Play, ...], rng: random.Random) -> Choice:
         if best is None or cost < best[0]:
             best = (cost, p)
     if best is None:
-        return Choice(Do.PASS, None, "burn_infeasible")
+        if short is None:
+            return Choice(Do.PASS, None, "burn_unsafe")
+        return Choice(Do.PASS, None, "burn_infeasible", {"leads": short[0], "jokers": short[1]})
     return _play(best[1], "smother" if smother else "burn_feasible")

@@ -22,6 +22,8 @@ REASONS: dict[str, str] = {
     # answering
     "beat_cheap": "beat the opponent with a whole group, spending no strong cards",
     "stop_opposite_gouji": "beat the 对头's 够级 play so that it does not stand (and open)",
+    "regain_lead": "win the lead now, even at a cost (2s, jokers, a broken group): the rest of "
+    "the hand can then be led out",
     "stop_runner": "beat an opponent who is close to finishing",
     "smother": "beat an opponent's last play before their 3s, so that they are 闷",
     "break_burn": "beat a burning play (解烧 or 反烧)",
@@ -31,7 +33,9 @@ REASONS: dict[str, str] = {
     "yield_to_team": "yield (让牌): let a teammate take the trick first",
     # burning
     "burn_feasible": "burn (烧牌): the rest of the hand can meet the burn duty",
-    "burn_infeasible": "do not burn: the burn duty could not be met (诈烧)",
+    "burn_infeasible": "do not burn: the burn duty could not be met (诈烧); params: leads "
+    "(joker-carrying leads the rest of the hand would need), jokers (jokers it would hold)",
+    "burn_unsafe": "do not burn: the duty could be met only if too many leads stood unbeaten",
     "no_burn_teammate": "do not burn a teammate's play",
     # deal phase
     "revolt_weak": "declare 革命: no 2s, no jokers and few high cards",

@@ -1,12 +1,19 @@
-"""The 'hard' player: the normal policy plus determinized rollouts (perfect-information Monte
-Carlo) within a time budget.
+"""The 'hard' player: the normal policy plus a search over determinized deals (perfect-
+information Monte Carlo with successive halving over a wide set of candidate actions).
 
-Each iteration deals the hidden cards at random, consistently with what the seat has seen
-(the pool of unseen cards, every seat's count, a 3 for each seat still bound by 憋3, teammates'
-hands shown by §13 ``partner_cards_at``), into a copy of the game — the real hands of other seats
-are never read: the copy's are overwritten — and plays each candidate action out to the end of
-the game with the normal policy for all six seats. The candidate with the best mean result
-(a win counts most, the score margin a little) is chosen; the normal choice wins ties.
+No hidden information: every determinization is made from the deciding seat's
+:class:`~engine.ai.knowledge.Knowledge` alone (its view and the public log): the pool of unseen
+cards, every seat's count, a 3 for each seat still bound by 憋3, teammates' hands shown by §13
+``partner_cards_at``. The simulated game is a copy of the table's game whose hands are all
+replaced by the sampled ones and whose hand-derived facts (the top's §8 penultimate flag) are
+recomputed from them (``Game.copy(hands=...)``), so nothing of the real hidden hands survives.
+
+The search runs only late in the game (:func:`worth_searching`), where rollouts are short.
+Each candidate is played out to the end of the game with the normal policy (reading the
+simulated hands instead of sampling them, so it is fast) for all six seats, on the same deals
+and rollout seeds for every candidate (common random numbers). Candidates are halved by their
+mean result; the survivor replaces the normal choice only when it is better by a margin that
+the paired differences support.
 """
 
 from __future__ import annotations
@@ -14,24 +21,31 @@ from __future__ import annotations
 import math
 import random
 import statistics
+import threading
 import time
 
 from ..actions import Action
-from ..cards import DECK_COUNTS, NRANKS, THREE, parse
+from ..cards import BIG, DECK_COUNTS, NRANKS, SMALL, THREE, TWO, minus, parse
 from ..game import Game
-from ..legal import Legal
-from ..plays import Play
+from ..legal import Legal, duty_feasible
+from ..plays import Play, as_play
+from ..ranking import compute_ranks, score
 from ..seats import team
+from ..view import SeatView
 from ..vocab import Ask, Do
-from .decision import Decision
 from .knowledge import Knowledge
 from .play_policy import answer_cost, body_ranks, decide_play
 
 MIN_ROUNDS = 6  # below this many determinizations the normal choice is kept
 MAX_CANDIDATES = 4
-MARGIN = 0.03  # another candidate must beat the normal choice by this much (result units)…
-Z = 1.5  # …and by this many standard errors of the paired differences
+MARGIN = 0.02  # another candidate must beat the normal choice by this much (result units)…
+Z = 1.0  # …and by this many standard errors of the paired differences
 ROLLOUT_LIMIT = 3000
+SEARCH_FROM_OWN = 14  # search once this seat holds this many cards or fewer…
+SEARCH_FROM_OTHER = 8  # …or another active seat does
+HORIZON = ROLLOUT_LIMIT  # policy decisions simulated before a rollout is cut short and evaluated
+
+Found = tuple[Action, dict[str, str | int]]
 
 
 def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) -> list[list[int]]:
@@ -93,40 +107,85 @@ def sim_knowledge(sim: Game, seat: int, played: list[int]) -> Knowledge:
         headless=[sim.headless(s) for s in range(6)],
         pool=[max(DECK_COUNTS[r] - hand[r] - played[r], 0) for r in range(NRANKS)],
         threes_played=[sim.status[s] != "active" for s in range(6)],
+        sim_hands=sim.hands,
     )
 
 
-def rollout(sim: Game, me: int, played: list[int], rng: random.Random) -> float:
-    """Play ``sim`` out with the normal policy; the result for ``me``'s team: +1 a win, 0.5 a
-    tie, 0 a loss, plus a little for the margin."""
+def evaluate(sim: Game, me: int) -> float:
+    """The result for ``me``'s team of a game cut short: the seats still playing are taken to
+    finish in the order of their going-out plans (groups to lead, less control cards, §6)."""
+    if sim.over:
+        sa, sb = sim.score()
+    else:
+        live = [s for s in range(6) if sim.active(s)]
+        live.sort(key=lambda s: (_plan(sim.hands[s], sim.rules.bie3), sum(sim.hands[s])))
+        ranks = compute_ranks(
+            [*sim.top_order, *live], sim.fails, sim.smothers, sim.revolutionary, True
+        )
+        sa, sb = score(ranks)
+    diff = (sa - sb) if team(me) == 0 else (sb - sa)
+    return (1.0 if diff > 0 else 0.5 if diff == 0 else 0.0) + diff / 240.0
+
+
+def _plan(h: list[int], bie3: bool) -> float:
+    groups = sum(1 for r in range(THREE if not bie3 else THREE + 1, TWO) if h[r])
+    return groups - 0.8 * (h[TWO] > 0) - 1.0 * h[SMALL] - 1.2 * h[BIG]
+
+
+def rollout(
+    sim: Game, me: int, played: list[int], rng: random.Random, horizon: int = ROLLOUT_LIMIT
+) -> float:
+    """Play ``sim`` with the normal policy, to the end or for ``horizon`` decisions (then
+    :func:`evaluate`); the result for ``me``'s team: +1 a win, 0.5 a tie, 0 a loss, plus a
+    little for the margin."""
     steps = 0
     while (ask := sim.asked()) is not None:
         seat, kind = ask
         top = sim.top
-        if kind != Ask.LEAD and top is not None and (top.seat - seat) % 2 == 0:
-            sim.apply(Action(seat, Do.PASS))  # the normal policy never beats a teammate
+        if (
+            kind != Ask.LEAD
+            and top is not None
+            and (top.seat - seat) % 2 == 0
+            and not (kind != Ask.BURN and sum(sim.hands[seat]) <= top.play.size)
+        ):
+            sim.apply(Action(seat, Do.PASS))  # the normal policy rarely beats a teammate
             continue
-        legal = sim.legal(seat)
         k = sim_knowledge(sim, seat, played)
-        ch = decide_play(k, legal.plays, legal.can_yield, rng)
+        if kind == Ask.LEAD and sim.burning != seat:
+            ch = decide_play(k, (), False, rng)  # an ordinary lead reads the hand only
+        else:
+            legal = sim.legal(seat)
+            ch = decide_play(k, legal.plays, legal.can_yield, rng)
         sim.apply(Action(seat, Do(ch.do), str(ch.play) if ch.play is not None else ""))
         if ch.play is not None:
             for r, n in enumerate(ch.play.counts):
                 played[r] += n
         steps += 1
-        if steps > ROLLOUT_LIMIT:
+        if steps > horizon:
             break
-    sa, sb = sim.score()
-    diff = (sa - sb) if team(me) == 0 else (sb - sa)
-    return (1.0 if diff > 0 else 0.5 if diff == 0 else 0.0) + diff / 240.0
+    return evaluate(sim, me)
+
+
+def _group(rank: int, n: int, extra: dict[int, int] | None = None) -> Play | None:
+    c = [0] * NRANKS
+    c[rank] += n
+    for r, m in (extra or {}).items():
+        c[r] += m
+    return as_play(tuple(c))
 
 
 def candidates(k: Knowledge, legal: Legal, normal: Action) -> list[Action]:
-    """A few sensible actions to compare, the normal choice first."""
+    """Sensible actions to compare, the normal choice first: for a lead the lowest groups,
+    splits of a group, 2s and jokers led to win the lead back, going out; for an answer pass,
+    yield and the cheapest beats with and without control cards; for a burn claim the
+    burns that keep the duty feasible; while burning, the leads that keep it feasible."""
     me = k.seat
     out: list[Action] = [normal]
 
-    def add(act: Action) -> None:
+    def add(p: Play | None) -> None:
+        if p is None:
+            return
+        act = Action(me, Do.PLAY, str(p))
         if act not in out and len(out) < MAX_CANDIDATES:
             out.append(act)
 
@@ -134,66 +193,123 @@ def candidates(k: Knowledge, legal: Legal, normal: Action) -> list[Action]:
     bound = k.bound
     if k.ask == Ask.LEAD:
         if k.burning == me:
+            for p in legal.plays:
+                after = minus(h, p.counts)
+                if sum(after) == 0 or duty_feasible(after, bound and after[THREE] > 0):
+                    add(p)
             return out
-        for r in body_ranks(h, bound)[:3]:
-            c = [0] * NRANKS
-            c[r] = h[r]
-            add(Action(me, Do.PLAY, str(Play(tuple(c)))))
+        body = body_ranks(h, bound)
+        for r in body[:2]:
+            add(_group(r, h[r]))
+        if body:
+            add(_group(body[-1], h[body[-1]]))  # the strongest group, to keep the lead
+        if body and h[body[0]] >= 2:
+            add(_group(body[0], h[body[0]] - 1))  # keep one back (a split)
+        if h[TWO]:
+            add(_group(TWO, h[TWO]))
+        if h[BIG]:
+            add(_group(BIG, 1))
+        if h[SMALL]:
+            add(_group(SMALL, 1))
         return out
+    if k.ask == Ask.BURN:
+        if legal.can_pass and Action(me, Do.PASS) not in out:
+            out.append(Action(me, Do.PASS))
+        for p in sorted(legal.plays, key=lambda p: answer_cost(h, p, bound)):
+            after = minus(h, p.counts)
+            if sum(after) == 0 or duty_feasible(after, bound and after[THREE] > 0):
+                add(p)
+        return out
+    if legal.can_pass and Action(me, Do.PASS) not in out:
+        out.append(Action(me, Do.PASS))
+    if legal.can_yield and Action(me, Do.YIELD) not in out:
+        out.append(Action(me, Do.YIELD))
     ranked = sorted(legal.plays, key=lambda p: answer_cost(h, p, bound))
-    if legal.can_pass:
-        add(Action(me, Do.PASS))
-    if legal.can_yield:
-        add(Action(me, Do.YIELD))
-    for p in ranked[:2]:
-        add(Action(me, Do.PLAY, str(p)))
+    plain = [p for p in ranked if not (p.counts[TWO] or p.counts[SMALL] or p.counts[BIG])]
+    ctrl = [p for p in ranked if p not in plain]
+    for p in plain[:2]:
+        add(p)
+    for p in ctrl[:2]:
+        add(p)
     return out
+
+
+def worth_searching(k: Knowledge) -> bool:
+    """The search is spent where rollouts are short and decisions weigh most: once this seat
+    or another active one is near the end of its hand (early on, the normal choice is kept:
+    long rollouts are few and noisy within the budget)."""
+    if k.ask != Ask.LEAD and k.top_seat is not None and team(k.top_seat) == team(k.seat):
+        return sum(k.hand) <= (k.top.size if k.top else 0)  # a teammate's trick: go out or not
+    live = [k.counts[s] for s in range(6) if k.active[s] and s != k.seat]
+    return sum(k.hand) <= SEARCH_FROM_OWN or (bool(live) and min(live) <= SEARCH_FROM_OTHER)
 
 
 def search(
     game: Game,
+    view: SeatView,
     k: Knowledge,
     legal: Legal,
-    normal: Decision,
+    normal: Action,
     rng: random.Random,
     deadline: float,
-) -> Decision | None:
-    """The best candidate by rollouts, or None to keep the normal choice (one candidate, or
-    not enough time for :data:`MIN_ROUNDS` determinizations)."""
-    cands = candidates(k, legal, normal.action)
+    samples: int | None = None,
+    stop: threading.Event | None = None,
+) -> Found | None:
+    """The best candidate by rollouts, or None to keep the normal choice (one candidate, too
+    few determinizations, no candidate clearly better, or ``stop`` set). With ``samples`` the
+    search makes exactly that many determinizations, whatever the time."""
+    if not worth_searching(k):
+        return None
+    cands = candidates(k, legal, normal)
     if len(cands) < 2:
         return None
-    partners = list(game.view(k.seat).partner_hands)
-    base_played = [0] * NRANKS
-    for r in range(NRANKS):
-        base_played[r] = DECK_COUNTS[r] - k.hand[r] - k.pool[r]
+    partners = list(view.partner_hands)
+    base_played = [DECK_COUNTS[r] - k.hand[r] - k.pool[r] for r in range(NRANKS)]
     # results[i][j]: candidate i in determinization j (the same deal and rollout seed for all
-    # candidates: common random numbers, so differences are compared pair by pair)
+    # live candidates: common random numbers, so differences are compared pair by pair)
     results: list[list[float]] = [[] for _ in cands]
+    alive = list(range(len(cands)))
     start = time.perf_counter()
+    rounds = 0
+    budget_rounds = samples
     while True:
-        now = time.perf_counter()
-        rounds = len(results[0])
-        if rounds and now + (now - start) / rounds > deadline:
-            break
+        if stop is not None and stop.is_set():
+            return None
+        if budget_rounds is not None:
+            if rounds >= budget_rounds:
+                break
+        else:
+            now = time.perf_counter()
+            per = (now - start) / rounds if rounds else 0.0
+            if rounds and now + per > deadline:
+                break
         hands = deal_hidden(k, partners, rng)
         seed = rng.random()
-        for i, act in enumerate(cands):
+        for i in alive:
+            act = cands[i]
             sim = game.copy(hands=hands, keep_log=False)  # rollouts count cards themselves
             sim.apply(act)
             played = list(base_played)
             if act.cards:
                 for r, n in enumerate(parse(act.cards)):
                     played[r] += n
-            results[i].append(rollout(sim, k.seat, played, random.Random(seed)))
-    rounds = len(results[0])
+            results[i].append(rollout(sim, k.seat, played, random.Random(seed), HORIZON))
+        rounds += 1
+        # successive halving: after 4, 8, 16… rounds keep the better half (the normal choice
+        # always stays, as the reference)
+        if rounds in (4, 8, 16, 32) and len(alive) > 2:
+            means = {i: statistics.fmean(results[i][-rounds:]) for i in alive}
+            ranked = sorted((i for i in alive if i != 0), key=lambda i: -means[i])
+            keep = ranked[: max(1, (len(ranked) + 1) // 2)]
+            alive = [0, *keep]
     if rounds < MIN_ROUNDS:
         return None
     best, best_gain = 0, 0.0
-    for i in range(1, len(cands)):
-        diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]
+    for i in alive[1:]:
+        n = len(results[i])
+        diffs = [a - b for a, b in zip(results[i], results[0][-n:], strict=True)]
         gain = statistics.fmean(diffs)
-        spread = statistics.pstdev(diffs) / math.sqrt(rounds)
+        spread = statistics.pstdev(diffs) / math.sqrt(n)
         if gain > MARGIN + Z * spread and gain > best_gain:
             best, best_gain = i, gain
     if best == 0:
@@ -203,4 +319,4 @@ def search(
     params: dict[str, str | int] = {"rollouts": rounds, "win": round(100 * min(max(win, 0.0), 1.0))}
     if act.cards:
         params["cards"] = act.cards
-    return Decision(act, "search", params)
+    return act, params
