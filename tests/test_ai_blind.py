@@ -16,13 +16,14 @@ from engine.game import Game
 from engine.legal import duty_feasible, duty_feasible_now
 from engine.match import Match
 from engine.rules import Rules
+from engine.vocab import Do
 
 SAMPLES = 6  # the hard level's determinizations per decision in these tests
 
 
 def _events(game: Game, actions: list[Action]) -> list[str] | None:
     """Replay ``actions`` on ``game``; the public events as strings, or None if refused."""
-    out: list[str] = []
+    out: list[tuple[Game, Game, int]] = []
     for act in actions:
         try:
             evs = game.apply(act)
@@ -60,10 +61,10 @@ def _twins(seed: int) -> tuple[Game, Game, int] | None:
         return None
     seat = game.asked()[0]  # type: ignore[index]
     hands, leader = _start(game)
-    others = [s for s in range(6) if s != seat and game.active(s) and sum(game.hands[s])]
+    others = [s for s in range(6) if s != seat and game.active(s) and sum(game.hands[s]) > 0]
     if len(others) < 2:
         return None
-    a = Game(game.rules, hands, leader, (), game.declared, game.yaotou)
+    a = Game(game.rules, [tuple(h) for h in hands], leader, (), game.declared, game.yaotou)
     ea = _events(a, list(game.log))
     assert ea is not None and a.asked() == game.asked()
     for _ in range(30):
@@ -80,7 +81,7 @@ def _twins(seed: int) -> tuple[Game, Game, int] | None:
                 twin[s][in_r] += 1
         if live == game.hands:
             continue
-        b = Game(game.rules, twin, leader, (), game.declared, game.yaotou)
+        b = Game(game.rules, [tuple(h) for h in twin], leader, (), game.declared, game.yaotou)
         if _events(b, list(game.log)) == ea:
             assert a.hands != b.hands and a.asked() == b.asked()
             return a, b, seat
@@ -88,7 +89,7 @@ def _twins(seed: int) -> tuple[Game, Game, int] | None:
 
 
 def _twin_pairs(count: int) -> list[tuple[Game, Game, int]]:
-    out = []
+    out: list[str] = []
     seed = 0
     while len(out) < count and seed < 10 * count:
         found = _twins(seed)
@@ -117,7 +118,7 @@ def _penultimate_twins() -> tuple[Game, Game]:
     games = []
     for hands in (base, twin):
         g = Game.from_position(rules, hands, leader=0)
-        g.apply(Action(0, "play", "99"))
+        g.apply(Action(0, Do.PLAY, "99"))
         assert g.asked() == (1, "answer")
         games.append(g)
     assert games[0].top is not None and games[0].top.penult
@@ -179,11 +180,11 @@ def test_a_lone_small_joker_lead_is_judged_with_the_rest() -> None:
     rules = Rules()
     hands = ["KK4", "AAS223333", "3", "QQ3", "3", "3"]
     g = Game.from_position(rules, hands, leader=0)
-    g.apply(Action(0, "play", "KK"))
+    g.apply(Action(0, Do.PLAY, "KK"))
     assert g.asked() == (1, "burn")
-    g.apply(Action(1, "play", "AA"))
+    g.apply(Action(1, Do.PLAY, "AA"))
     while (ask := g.asked()) is not None and ask[0] != 1:
-        g.apply(Action(ask[0], "pass"))
+        g.apply(Action(ask[0], Do.PASS))
     assert g.asked() == (1, "lead") and g.burning == 1
     d = decide(g, 1, "normal", random.Random(1))
     assert d.action.cards == "S22", d
@@ -209,6 +210,6 @@ def test_the_burn_warning_applies_bie3() -> None:
     AA from AA22333 leaves 2s that cannot go out with the 3s."""
     for hand, feasible in (("AA22333", False), ("AAS22333", True), ("AA99333", False)):
         g = Game.from_position(Rules(), ["KK456789TJ", hand, "3", "QQ3", "3", "3"], leader=0)
-        g.apply(Action(0, "play", "KK"))
+        g.apply(Action(0, Do.PLAY, "KK"))
         assert g.asked() == (1, "burn")
         assert g.burn_feasible(1, "AA") is feasible, hand
