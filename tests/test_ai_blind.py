@@ -23,7 +23,7 @@ SAMPLES = 6  # the hard level's determinizations per decision in these tests
 
 def _events(game: Game, actions: list[Action]) -> list[str] | None:
     """Replay ``actions`` on ``game``; the public events as strings, or None if refused."""
-    out: list[tuple[Game, Game, int]] = []
+    out: list[str] = []
     for act in actions:
         try:
             evs = game.apply(act)
@@ -89,7 +89,7 @@ def _twins(seed: int) -> tuple[Game, Game, int] | None:
 
 
 def _twin_pairs(count: int) -> list[tuple[Game, Game, int]]:
-    out: list[str] = []
+    out: list[tuple[Game, Game, int]] = []
     seed = 0
     while len(out) < count and seed < 10 * count:
         found = _twins(seed)
