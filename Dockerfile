@@ -1,4 +1,7 @@
-# The 够级 referee bot. Build: docker build -t gouji .   Run: docker run -e TELEGRAM_BOT_TOKEN=… gouji
+# The 够级 referee bot.
+#   docker build -t gouji .
+#   docker run -e TELEGRAM_BOT_TOKEN=… -v gouji:/data gouji
+# It runs as an unprivileged user; the SQLite database lives on the /data volume.
 FROM python:3.11-slim
 WORKDIR /app
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 GOUJI_DB=/data/gouji.sqlite3
@@ -7,6 +10,11 @@ COPY engine ./engine
 COPY renderers ./renderers
 COPY bot ./bot
 COPY data ./data
-RUN pip install --no-cache-dir -e . && mkdir -p /data
+RUN pip install --no-cache-dir -e . \
+    && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin gouji \
+    && mkdir -p /data && chown gouji:gouji /data
+USER gouji
 VOLUME ["/data"]
+# SIGTERM stops long polling cleanly; every action was stored when it was made.
+STOPSIGNAL SIGTERM
 CMD ["python", "-m", "bot"]

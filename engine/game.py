@@ -12,17 +12,17 @@ from __future__ import annotations
 import copy
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .actions import Action, IllegalAction
 from .cards import BIG, SMALL, THREE, Counts, contains, fmt, minus, parse
 from .events import Event
-from .legal import Legal, beating_plays, can_beat, duty_feasible, duty_feasible_now, lead_plays
+from .legal import Legal, beating_plays, duty_feasible, lead_plays
 from .plays import Play, as_play, beats
-from .ranking import compute_ranks, debts, revolutionary_rank, score
+from .ranking import score
 from .rules import Rules
-from .seats import ccw, opposite, team
+from .seats import opposite, team
+from .tricks import Flow, Top
 from .view import Debt, SeatView, game_view
 
 if TYPE_CHECKING:
@@ -30,24 +30,7 @@ if TYPE_CHECKING:
 from .vocab import Ask, Code, Do, EventType, Phase, Status
 
 
-@dataclass(frozen=True)
-class Top:
-    """The current top play of a trick (§6) and what follows from it."""
-
-    seat: int
-    play: Play
-    gouji: bool  # 够级 when played (never during 四户乱缠)
-    burn: bool  # a play of the burning seat (烧牌 in progress), answered with 解烧/反烧 names
-    can_open: bool  # would open its owner if it stands (§9)
-    burn_play: bool  # starts or continues a burn (§7), its last lead included
-    penult: bool  # its owner's penultimate play under 憋3 (§8)
-
-
-# Enum members looked up in the innermost loops (a class attribute lookup costs there).
-_ACTIVE, _BURN, _AUTO_PASS = Status.ACTIVE, Ask.BURN, EventType.AUTO_PASS
-
-
-class Game:
+class Game(Flow):
     """The play phase of one game. Build it with :meth:`from_position` (records, tests, the
     deal of :mod:`engine.setup`)."""
 
@@ -117,16 +100,6 @@ class Game:
     def asked(self) -> tuple[int, Ask] | None:
         """(seat, ask kind) of the seat that must act now, or None when the game is over."""
         return None if self.over else self.ask
-
-    def active(self, seat: int) -> bool:
-        return self.status[seat] is _ACTIVE
-
-    def headless(self, seat: int) -> bool:
-        """§12 无头: active with an inactive 对头 — except a 要头 player until three of their
-        够死级 plays have stood (§5.4)."""
-        if not self.active(seat) or self.active(opposite(seat)):
-            return False
-        return not (seat in self.yaotou and self.yaotou_stood[seat] < 3)
 
     def counts(self) -> list[int]:
         return [sum(h) for h in self.hands]
@@ -261,10 +234,6 @@ class Game:
             and self.yielded != seat
         )
 
-    def _bound_by_threes(self, seat: int) -> bool:
-        """§8: 憋3 binds a player who holds a 3."""
-        return self.rules.bie3 and self.hands[seat][THREE] > 0
-
     # -- the play and its consequences ------------------------------------------------------
     def _play(self, seat: int, ask: str, play: Play, events: list[Event]) -> None:
         prev = self.top
@@ -331,170 +300,6 @@ class Game:
         self._after_ranking(events)
         if not self.over:
             self._open_queue()
-
-    def _rank(self, seat: int, events: list[Event]) -> None:
-        """Recompute ranks after ``seat`` left play and announce its rank."""
-        self.ranks = compute_ranks(
-            self.top_order, self.fails, self.smothers, self.revolutionary, self.over
-        )
-        events.append(Event(EventType.FINISHED, seat, rank=self.ranks[seat]))
-
-    def _after_ranking(self, events: list[Event]) -> None:
-        """A revolutionary's rank once settled; then 四户乱缠, or the end of the game (§10, §12)."""
-        self._settle_revolutionary(events)
-        live = [s for s in range(6) if self.active(s)]
-        if len({team(s) for s in live}) <= 1:
-            # §10: the remaining players take the remaining ranks, fewer cards ranking higher,
-            # ties in seat order starting after the player who acted last.
-            after = self.last_actor
-            live.sort(key=lambda s: (sum(self.hands[s]), (s - after - 1) % 6))
-            for s in live:
-                self.status[s] = Status.FINISHED
-            self.top_order.extend(live)
-            self.over = True
-            # RECORDS.md order: a revolutionary settled by this action, then the remaining players.
-            self._settle_revolutionary(events)
-            self.ranks = compute_ranks(
-                self.top_order, self.fails, self.smothers, self.revolutionary, self.over
-            )
-            events.extend(Event(EventType.FINISHED, s, rank=self.ranks[s]) for s in live)
-            self._debts = tuple(
-                debts(self.rules, self.ranks, self.opened, self.declared, self.men, self.shao)
-            )
-            self.burning = None
-            self.top = None
-            self.ask = None
-            self.queue.clear()
-            events.append(Event(EventType.GAME_OVER, None))
-            return
-        if len(live) <= 4 and not self.four_way:
-            self.four_way = True
-            self.burning = None  # §12: a running burn simply ends
-            if self.top is not None and self.top.burn:
-                t = self.top
-                self.top = Top(t.seat, t.play, t.gouji, False, False, t.burn_play, t.penult)
-            events.append(Event(EventType.FOUR_WAY, None))
-
-    def _settle_revolutionary(self, events: list[Event]) -> None:
-        rev = self.revolutionary
-        if rev is None or self.rev_announced:
-            return
-        if revolutionary_rank(self.top_order, rev, self.over) is not None:
-            self.rev_announced = True
-            self.ranks = compute_ranks(self.top_order, self.fails, self.smothers, rev, self.over)
-            events.append(Event(EventType.FINISHED, rev, rank=self.ranks[rev]))
-
-    # -- who is asked ------------------------------------------------------------------------
-    def _open_queue(self) -> None:
-        """§6.2: the seats to ask about the new top, in order, each with its ask kind."""
-        top = self.top
-        assert top is not None
-        owner = top.seat
-        q: deque[tuple[int, Ask]] = deque()
-        order = [s for s in ccw(owner + 1) if s != owner and self.active(s)]
-        if self.four_way:
-            q.extend((s, Ask.ANSWER) for s in order)  # §12: everyone, passes do not count
-        elif top.gouji and not self.headless(owner):
-            if self.rules.burn:
-                # §7 burn claims: the owner's teammates, then the other opponents.
-                mates = [s for s in order if team(s) == team(owner)]
-                others = [s for s in order if team(s) != team(owner) and s != opposite(owner)]
-                q.extend(
-                    (s, Ask.BURN)
-                    for s in mates + others
-                    if s not in self.passed and not self.headless(s)
-                )
-            dead = self._dead_gouji(top)
-            if not dead:
-                q.extend(
-                    (s, Ask.ANSWER)
-                    for s in order
-                    if s == opposite(owner) or (self.headless(s) and s not in self.passed)
-                )
-        else:
-            q.extend(
-                (s, Ask.ANSWER)
-                for s in order
-                if s not in self.passed or s == opposite(owner)  # §6.2 对头 re-entry
-            )
-        self.queue = q
-        self.yielded = None
-
-    def _advance(self, events: list[Event]) -> None:
-        """Ask the next seat that can act; pass for those who cannot (§6.3); close the trick
-        when nobody is left to ask (§6.5)."""
-        while not self.over:
-            if self.top is None:
-                return  # the leader is asked
-            while self.queue:
-                seat, ask = self.queue[0]
-                if self.active(seat) and can_beat(
-                    self.hands[seat], self.top.play, self.rules.kill_big_joker
-                ):
-                    self.ask = (seat, ask)
-                    return
-                self.queue.popleft()
-                if ask is not _BURN and self.active(seat):
-                    events.append(Event(_AUTO_PASS, seat))
-                    self.passed.add(seat)
-            self._close_trick(events)
-
-    def _close_trick(self, events: list[Event]) -> None:
-        top = self.top
-        assert top is not None
-        owner = top.seat
-        events.append(Event(EventType.TRICK_WON, owner))
-        if top.can_open and not self.four_way and not self.opened[owner]:
-            self.opened[owner] = True  # §9 开点
-            events.append(Event(EventType.OPENED, owner))
-        if self._dead_gouji(top) and not self.four_way:
-            self.yaotou_stood[owner] += 1  # §5.4: a 够死级 play stood
-            if self.yaotou_stood[owner] == 3 and self.rules.open_point:
-                self.opened[owner] = True
-                events.append(Event(EventType.OPENED, owner))
-        self.top = None
-        self.passed = set()
-        self.queue.clear()
-        self.yielded = None
-        if self.burning == owner and not duty_feasible_now(
-            self.hands[owner], self._bound_by_threes(owner)
-        ):
-            # §7 诈烧: no lead the duty allows; the lead passes on as in 接风.
-            self.status[owner] = Status.FAILED
-            self.fails.append(owner)
-            self.burning = None
-            events.append(Event(EventType.BURN_FAIL, owner))
-            self._rank(owner, events)
-            self._after_ranking(events)
-            if self.over:
-                return
-        if self.active(owner):
-            self.ask = (owner, Ask.LEAD)
-        else:
-            self._wind(owner, events)
-
-    def _dead_gouji(self, top: Top) -> bool:
-        """§5.4 够死级: a 够级 play of a 要头 player before three have stood. Burn plays are not
-        counted (the project's reading: §9 says plays that start or continue a burn never open,
-        and three 够死级 standing is how a 要头 player opens)."""
-        return (
-            top.gouji
-            and not top.burn_play
-            and top.seat in self.yaotou
-            and self.yaotou_stood[top.seat] < 3
-        )
-
-    def _wind(self, after: int, events: list[Event]) -> None:
-        """§6.5 接风 (and §7 after 诈烧): the next active player counterclockwise leads."""
-        nxt = self._next_active(after)
-        events.append(Event(EventType.WIND, nxt))
-        self.ask = (nxt, Ask.LEAD)
-
-    def _next_active(self, seat: int) -> int:
-        for s in ccw(seat + 1):
-            if self.active(s):
-                return s
-        raise AssertionError("no active player")
 
     def copy(self, hands: Sequence[Sequence[int]] | None = None, keep_log: bool = True) -> Game:
         """An independent copy, for search. With ``hands`` the copy holds those instead of the
