@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from engine.events import Event
-from engine.seats import opposite, team
+from engine.ranking import chuan_team
+from engine.seats import opposite
 from engine.view import SeatView
 from engine.vocab import Status
 
@@ -135,7 +136,7 @@ class _Writer:
             lines.append(
                 self.line("over.rank_line", rank=self.rank(rank), name=self.name(who), marks=marks)
             )
-        sweep = sweep_team(view)
+        sweep = chuan_team(view.ranks)
         if sweep is not None:
             lines.append(self.line("over.chuan", team=self.team(sweep)))
         a, b = view.score
@@ -170,20 +171,6 @@ class _Writer:
 
 def _signed(n: int) -> str:
     return f"+{n}" if n > 0 else str(n)
-
-
-def sweep_team(view: SeatView) -> int | None:
-    """The team (0 = A, 1 = B) that made 串三户 (RULES.md §10), or None."""
-    seat_of = {r: s for s, r in enumerate(view.ranks) if r is not None}
-    if 1 not in seat_of or 2 not in seat_of or team(seat_of[1]) != team(seat_of[2]):
-        return None
-    side = team(seat_of[1])
-    third = [s for s in range(6) if team(s) == side and s not in (seat_of[1], seat_of[2])]
-    if 3 in seat_of and team(seat_of[3]) == side:
-        return side
-    if third and third[0] in view.revolted:
-        return side
-    return None
 
 
 def describe_event(event: Event, names: Sequence[str], lang: str = "zh") -> str | None:

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
+from engine.ranking import chuan_team
 from engine.view import SeatView
 from engine.vocab import Status
 
-from .announce import sweep_team
 from .fonts import draw_text, fit, font
 from .i18n import lang_or_default, t
 from .table_image import (
@@ -59,7 +59,7 @@ def render_game_over(
     draw = ImageDraw.Draw(canvas)
 
     title = t(lang, "img.game_over")
-    sweep = sweep_team(view)
+    sweep = chuan_team(view.ranks)
     chuan = t(lang, "img.chuan") if sweep is not None else ""
     title_w = font(52).getlength(title) + (pill_width(chuan) + 20 if chuan else 0)
     x = (WIDTH - title_w) / 2
