@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 MASK = "<token>"
+_CLIENTS = ("telegram", "httpcore", "httpx")
 _tokens: set[str] = set()
 _installed = False
 
@@ -37,6 +38,11 @@ def protect(token: str | None) -> None:
 
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = make(*args, **kwargs)
+        if record.levelno < logging.INFO and record.name.startswith(_CLIENTS):
+            # the Telegram client's DEBUG lines carry whole requests and updates: a DM's
+            # caption holds that player's hand
+            record.msg, record.args = f"{record.name}: (request details not logged)", ()
+            return record
         if not _tokens:
             return record
         try:
