@@ -92,7 +92,7 @@ async def run_bench(tables: int, actions: int, seed: int, images: bool) -> dict[
                         for p in players:
                             if await p.step(patient=True):
                                 moved = True
-                        await asyncio.sleep(0.05 if moved else 0.1)
+                        await asyncio.sleep(0.3)  # a person looks at the phone now and then
                     return table.match.version - begin
 
                 done = await asyncio.gather(*(drive(g, us, k) for k, (g, us) in enumerate(seated)))
