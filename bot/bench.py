@@ -88,10 +88,8 @@ async def run_bench(tables: int, actions: int, seed: int, images: bool) -> dict[
                     assert table is not None and table.match is not None
                     begin = table.match.version
                     while table.match.version - begin < actions and not table.match.over:
-                        moved = False
                         for p in players:
-                            if await p.step(patient=True):
-                                moved = True
+                            await p.step(patient=True)
                         await asyncio.sleep(0.3)  # a person looks at the phone now and then
                     return table.match.version - begin
 

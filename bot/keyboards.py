@@ -81,6 +81,25 @@ def rank_label(rank: int, held: int, chosen: int, lang: str) -> str:
     return f"{name}×{held}"
 
 
+def _rank_rows(
+    table: int,
+    version: int,
+    ranks: Sequence[int],
+    hand: Counts,
+    selection: Counts,
+    op: str,
+    lang: str,
+) -> Keyboard:
+    """Rank buttons, :data:`PER_ROW` a row; ``op`` r (a play's cards) or t (还贡's)."""
+    return [
+        [
+            _b(rank_label(r, hand[r], selection[r], lang), "h", table, version, op + RANK_CHARS[r])
+            for r in ranks[i : i + PER_ROW]
+        ]
+        for i in range(0, len(ranks), PER_ROW)
+    ]
+
+
 # -- keyboards --------------------------------------------------------------------------------
 def hand_keyboard(
     table: int,
@@ -106,19 +125,7 @@ def hand_keyboard(
         if row:
             rows.append(row)
     ranks = usable_ranks(legal)
-    for i in range(0, len(ranks), PER_ROW):
-        rows.append(
-            [
-                _b(
-                    rank_label(r, hand[r], selection[r], lang),
-                    "h",
-                    table,
-                    version,
-                    f"r{RANK_CHARS[r]}",
-                )
-                for r in ranks[i : i + PER_ROW]
-            ]
-        )
+    rows.extend(_rank_rows(table, version, ranks, hand, selection, "r", lang))
     act: list[Button] = []
     if any(selection):
         act.append(_b(button_text("clear", lang), "h", table, version, "c"))
@@ -171,19 +178,7 @@ def deal_keyboard(
         ]
     rows: Keyboard = []
     ranks = [r for r in range(NRANKS - 1, -1, -1) if returnable[r]]
-    for i in range(0, len(ranks), PER_ROW):
-        rows.append(
-            [
-                _b(
-                    rank_label(r, hand[r], selection[r], lang),
-                    "h",
-                    table,
-                    version,
-                    f"t{RANK_CHARS[r]}",
-                )
-                for r in ranks[i : i + PER_ROW]
-            ]
-        )
+    rows.extend(_rank_rows(table, version, ranks, hand, selection, "t", lang))
     picks = {o.cards for o in legal.options}
     act: list[Button] = []
     if any(selection):
