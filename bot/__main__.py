@@ -33,12 +33,11 @@ def main(argv: list[str] | None = None) -> int:
     bp.add_argument("--tables", type=int, default=200)
     bp.add_argument("--actions", type=int, default=30, help="actions to play at each table")
     bp.add_argument("--seed", type=int, default=1)
-    bp.add_argument("--images", action="store_true", help="the group table picture on")
     args = parser.parse_args(argv)
     if args.command == "bench":
         from .bench import main as bench
 
-        return bench(args.tables, args.actions, args.seed, args.images)
+        return bench(args.tables, args.actions, args.seed)
     settings = Settings.from_env()
     logging.basicConfig(
         level=logging.INFO if settings.token and args.command is None else logging.WARNING,

@@ -5,81 +5,25 @@ applied twice — and every player is asked again where they were."""
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from botkit import NAMES, open_and_seat, start
 from botkit import over as game_over
 
+from bot.botprocess import BotProcess
 from bot.localapi import LocalBotApi, RateLimits, SimGroup, SimUser
 from bot.simplayers import SimPlayer
 
 KILLS = 20
 SEED = 21
-
-
-class BotProcess:
-    """``python -m bot`` as players' Telegram would meet it: its own process, the environment
-    of the README (plus the pace and seed knobs), polling the local server."""
-
-    def __init__(self, api: LocalBotApi, db: Path) -> None:
-        self.api = api
-        self.env = {
-            **os.environ,
-            "TELEGRAM_BOT_TOKEN": api.token,
-            "TELEGRAM_BASE_URL": api.base_url,
-            "GOUJI_DB": str(db),
-            "GOUJI_SEED": str(SEED),
-            "GOUJI_AI_DELAY": "0",
-            "GOUJI_PACE": "0,0",
-            "GOUJI_TURN_S": "3600",
-            "NO_PROXY": "127.0.0.1,localhost",
-        }
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log = db.with_suffix(".log")
-        self.starts = 0
-
-    async def start(self) -> None:
-        ready = self._ready()
-        self.api.resume_polls()
-        with open(self.log, "ab") as log:  # the child keeps its own copy of the file
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "bot"], env=self.env, stdout=log, stderr=log
-            )
-        self.starts += 1
-        await _until(lambda: self._ready() > ready, 60.0)  # it is up: polling follows at once
-
-    def _ready(self) -> int:
-        """Start-ups finished so far: the last thing a start-up does is register commands."""
-        return sum(1 for c in self.api.calls if c.method == "setMyCommands") // 4
-
-    async def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        await asyncio.to_thread(self.proc.wait)
-        self.api.release_polls()  # the dead process's parked long poll
-        await asyncio.sleep(0.05)
-
-    async def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            await asyncio.to_thread(self.proc.wait, 30)
-            self.api.release_polls()
-
-
-async def _until(cond: Callable[[], bool], timeout: float) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise TimeoutError("the bot did not come up")
-        await asyncio.sleep(0.02)
+KNOBS = {
+    "GOUJI_SEED": str(SEED),
+    "GOUJI_AI_DELAY": "0",
+    "GOUJI_PACE": "0,0",
+    "GOUJI_TURN_S": "3600",
+}
 
 
 def stored_actions(db: Path) -> list[str]:
@@ -94,7 +38,7 @@ async def one_game(tmp: Path, kills: int, rng: random.Random) -> tuple[list[str]
     async with LocalBotApi(rate=RateLimits(per_chat_per_s=30.0, per_chat_burst=8)) as api:
         group: SimGroup = api.group(-3001, "牌桌", admins=[api.bot_id])
         users: list[SimUser] = [api.user(700 + i, NAMES[i], language_code="zh") for i in range(6)]
-        bot = BotProcess(api, db)
+        bot = BotProcess(api, db, KNOBS)
         await bot.start()
         done = 0
         try:
