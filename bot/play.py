@@ -245,16 +245,24 @@ class PlayOps(Core):
                 f"remind:{table.id}", float(turn) / 2, self._remind_job(table.id, version, turn / 2)
             )
 
+    def _unchanged(self, table_id: int, version: int) -> Table | None:
+        """The table a timer was set for, if it still plays at the version it was set at."""
+        table = self.tables.get(table_id)
+        m = table.match if table is not None else None
+        if table is None or m is None or m.version != version or table.status != "playing":
+            return None
+        return table
+
     def _remind_job(
         self, table_id: int, version: int, left: float
     ) -> Callable[[], Awaitable[None]]:
         async def job() -> None:
-            table = self.tables.get(table_id)
+            table = self._unchanged(table_id, version)
             if table is None:
                 return
             async with table.lock:
                 m = table.match
-                if m is None or m.version != version or table.status != "playing":
+                if self._unchanged(table_id, version) is None or m is None:
                     return
                 ask = m.asked()
                 s = table.st.seats[ask[0]] if ask else None
@@ -285,12 +293,12 @@ class PlayOps(Core):
         self, table_id: int, version: int, timeout: bool = False
     ) -> Callable[[], Awaitable[None]]:
         async def job() -> None:
-            table = self.tables.get(table_id)
+            table = self._unchanged(table_id, version)
             if table is None:
                 return
             async with table.lock:
                 m = table.match
-                if m is None or m.version != version or table.status != "playing":
+                if self._unchanged(table_id, version) is None or m is None:
                     return  # something happened meanwhile
                 ask = m.asked()
                 if ask is None:

@@ -33,6 +33,7 @@ from renderers import (
 from renderers.i18n import MAX_MESSAGE
 
 from .keyboards import (
+    EMPTY_SELECTION,
     deal_keyboard,
     hand_keyboard,
     lobby_keyboard,
@@ -42,7 +43,6 @@ from .keyboards import (
 from .model import Seat, TableState
 from .outbox import Out
 
-EMPTY: Counts = (0,) * NRANKS
 LOG_LIMIT = 3500  # characters of a log message before the next one starts
 CAPTION_LIMIT = 1024  # Telegram's limit for a photo caption
 
@@ -254,7 +254,7 @@ class Table:
         lines.extend(partners)  # §13 看联邦牌
         if self.hinted.get(seat) and asked:
             lines.append(self.hinted[seat])
-        sel = self.selection.get(seat, EMPTY)
+        sel = self.selection.get(seat, EMPTY_SELECTION)
         kb = None
         if asked and not s.auto and legal.ask is not None:
             hand = parse(hand_text)
@@ -282,7 +282,7 @@ class Table:
     # -- building a play ---------------------------------------------------------------------
     def selection_ok(self, seat: int) -> bool:
         """Whether the chosen cards are a legal play now (the 出牌 button is shown only then)."""
-        sel = self.selection.get(seat, EMPTY)
+        sel = self.selection.get(seat, EMPTY_SELECTION)
         if self.match is None or not any(sel):
             return False
         try:
