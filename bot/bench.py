@@ -7,16 +7,20 @@ line JSON (``tables``, ``actions``, ``update_to_first_call_ms_median`` / ``_p99`
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import random
 import sqlite3
 import statistics
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from . import storage as S
 from .botprocess import BotProcess
+from .core import Config, Core, Scheduler, Sender
 from .localapi import LocalBotApi, SimGroup, SimUser
 from .simplayers import SimPlayer, press_lobby
 
@@ -41,6 +45,67 @@ def _versions(db: Path) -> dict[int, int]:
     return {chat: version for chat, version in rows}
 
 
+async def _seat(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> None:
+    for seat, u in enumerate(users):  # the lobby is paced: tables seat in parallel
+        await press_lobby(api, group, u, f"s{seat}", timeout=60.0)
+    await press_lobby(api, group, users[0], "G", timeout=60.0)
+
+
+async def _play(
+    api: LocalBotApi, db: Path, seated: list[tuple[SimGroup, list[SimUser]]], actions: int
+) -> tuple[int, list[int]]:
+    """Simulated players play ``actions`` actions at every table; the actions stored, and the
+    tables that could not go on (they never started, a press got lost) within a deadline, so
+    that one such table does not hold the others."""
+    begin = _versions(db)
+    done: dict[int, int] = {}
+    stalled: list[int] = []
+    deadline = max(120.0, actions * 15.0)
+
+    async def drive(group: SimGroup, users: list[SimUser]) -> None:
+        k = -group.id
+        players = [SimPlayer(api, u, random.Random(k * 10 + i)) for i, u in enumerate(users)]
+        end = time.perf_counter() + deadline
+        while done.get(group.id, 0) - begin.get(group.id, 0) < actions:
+            if time.perf_counter() > end:
+                stalled.append(group.id)
+                return
+            for p in players:
+                await p.step(patient=True)
+            await asyncio.sleep(0.3)  # a person looks at the phone now and then
+
+    async def count() -> None:
+        while True:
+            done.update(_versions(db))
+            await asyncio.sleep(0.5)
+
+    counter = asyncio.create_task(count())
+    try:
+        await asyncio.gather(*(drive(g, us) for g, us in seated))
+    finally:
+        counter.cancel()
+    done.update(_versions(db))
+    return sum(done.get(g.id, 0) - begin.get(g.id, 0) for g, _ in seated), stalled
+
+
+async def state_kb_per_table(db: Path) -> float:
+    """What the bot holds in memory for one table (its state, match, transcript), measured with
+    tracemalloc by loading every stored table the way a restarted bot does."""
+    gc.collect()
+    async with S.SqliteStorage(str(db)) as storage:
+        rows = await storage.unfinished_tables()
+        core = Core(storage, cast(Sender, None), cast(Scheduler, None), Config())
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            tables = [await core._load(row) for row in rows]
+            gc.collect()
+            held = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+    return round(held / max(len(tables), 1) / 1024, 1)
+
+
 async def run_bench(tables: int, actions: int, seed: int) -> dict[str, Any]:
     async with LocalBotApi() as api:
         with tempfile.TemporaryDirectory() as tmp:
@@ -48,55 +113,29 @@ async def run_bench(tables: int, actions: int, seed: int) -> dict[str, Any]:
             bot = BotProcess(api, db, {**KNOBS, "GOUJI_SEED": str(seed)})
             await bot.start()
             try:
+                # a first table plays alone, so what every table shares (fonts, caches, the
+                # client) is in memory before the tables are counted
+                warm = await _table(api, tables)
+                await api.idle(quiet=0.3, timeout=60.0)
+                await _seat(api, *warm)
+                await _play(api, db, [warm], actions)
+                await api.idle(quiet=3.5, timeout=120.0)  # paced edits sent
                 rss0 = bot.rss_kb()
                 seated = [await _table(api, k) for k in range(tables)]
                 await api.idle(quiet=0.3, timeout=300.0)
-
-                async def sit(group: SimGroup, users: list[SimUser]) -> None:
-                    for seat, u in enumerate(users):  # the lobby is paced: tables in parallel
-                        await press_lobby(api, group, u, f"s{seat}", timeout=60.0)
-                    await press_lobby(api, group, users[0], "G", timeout=60.0)
-
-                await asyncio.gather(*(sit(g, us) for g, us in seated))
+                await asyncio.gather(*(_seat(api, g, us) for g, us in seated))
                 start_calls = sum(api.counts().values())
                 start_lat = len(api.latency())
-                begin = _versions(db)
-                done: dict[int, int] = {}
-                stalled: list[int] = []
-                deadline = max(120.0, actions * 15.0)
                 t0 = time.perf_counter()
-
-                async def drive(group: SimGroup, users: list[SimUser], k: int) -> None:
-                    players = [
-                        SimPlayer(api, u, random.Random(k * 10 + i)) for i, u in enumerate(users)
-                    ]
-                    # a table that cannot go on (it never started, a press got lost) must not
-                    # hold the others: each table has a deadline, and is reported as stalled
-                    end = time.perf_counter() + deadline
-                    while done.get(group.id, 0) - begin.get(group.id, 0) < actions:
-                        if time.perf_counter() > end:
-                            stalled.append(group.id)
-                            return
-                        for p in players:
-                            await p.step(patient=True)
-                        await asyncio.sleep(0.3)  # a person looks at the phone now and then
-
-                async def count() -> None:
-                    while True:
-                        done.update(_versions(db))
-                        await asyncio.sleep(0.5)
-
-                counter = asyncio.create_task(count())
-                await asyncio.gather(*(drive(g, us, k) for k, (g, us) in enumerate(seated)))
+                n, stalled = await _play(api, db, seated, actions)
                 elapsed = time.perf_counter() - t0
-                counter.cancel()
                 rss1 = bot.rss_kb()
-                n = sum(done.get(g.id, 0) - begin.get(g.id, 0) for g, _ in seated)
                 calls = sum(api.counts().values()) - start_calls
                 lat = sorted(api.latency()[start_lat:])
             finally:
                 await bot.stop()
             log = bot.log.read_text(encoding="utf-8", errors="replace")
+            state_kb = await state_kb_per_table(db)
     errors = sum(1 for line in log.splitlines() if " ERROR " in line)
     p99 = lat[int(0.99 * (len(lat) - 1))] if lat else 0.0
     return {
@@ -108,6 +147,7 @@ async def run_bench(tables: int, actions: int, seed: int) -> dict[str, Any]:
         "update_to_first_call_ms_p99": round(p99 * 1000, 1),
         "bot_rss_kb": rss1,
         "rss_kb_per_table": round((rss1 - rss0) / tables, 1),
+        "state_kb_per_table": state_kb,
         "api_calls_per_action": round(calls / max(n, 1), 2),
         "errors": errors,
         "stalled_tables": len(stalled),

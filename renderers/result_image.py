@@ -47,8 +47,19 @@ def render_game_over(
     lang: str = "zh",
     match_score: tuple[int, int] | None = None,
 ) -> bytes:
-    """A PNG of the final ranks (with 开点 and fault marks), each 联邦's game score and match score,
-    and the tributes (闷贡/烧贡/点贡/落贡/串三户) owed for the next game, player by player."""
+    """A PNG of :func:`game_over_canvas`."""
+    return encode_png(game_over_canvas(view, names, lang, match_score))
+
+
+def game_over_canvas(
+    view: SeatView,
+    names: Sequence[str],
+    lang: str = "zh",
+    match_score: tuple[int, int] | None = None,
+) -> Image.Image:
+    """The picture of the final ranks (with 开点 and fault marks), each 联邦's game score and match
+    score, and the tributes (闷贡/烧贡/点贡/落贡/串三户) owed for the next game, player by
+    player."""
     lang = lang_or_default(lang)
     debts = view.tributes
     debt_rows = max(1, (len(debts) + 1) // 2)
@@ -124,7 +135,7 @@ def render_game_over(
                 draw_text(draw, (x, cy), " → ", MIN_TEXT, INK, anchor="lm")
                 x += font(MIN_TEXT).getlength(" → ")
         draw_text(draw, (x + 12, cy), what, MIN_TEXT, INK, anchor="lm")
-    return encode_png(canvas)
+    return canvas
 
 
 def _key(
