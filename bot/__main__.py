@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     bp = sub.add_parser("bench", help="N tables at once against a local server; figures")
     bp.add_argument("--tables", type=int, default=200)
-    bp.add_argument("--actions", type=int, default=30, help="actions to play at each table")
+    bp.add_argument("--actions", type=int, default=12, help="actions to play at each table")
     bp.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if args.command == "bench":

@@ -42,6 +42,7 @@ from .logs import protect
 from .sender import Sender, markup
 from .service import Config, Service, UserInfo
 from .settings_menu import settings_out, settings_press
+from .workers import Workers
 
 log = logging.getLogger("gouji.app")
 COMMANDS = ("gouji", "join", "leave", "hand", "rules", "settings", "stop", "help")
@@ -55,6 +56,7 @@ class Runtime:
     sender: Sender
     storage: S.Storage
     lang: str
+    workers: Workers
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -278,8 +280,10 @@ def build_app(
     group_interval: float = 3.0,
     private_interval: float = 0.5,
     rate_limit: bool = True,
+    processes: int = 0,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
-    """The bot: handlers, the service, its sender and timers. ``post_init`` resumes every
+    """The bot: handlers, the service, its sender and timers; ``processes`` worker processes
+    draw the pictures and run the hard AI (0: threads). ``post_init`` resumes every
     unfinished table; ``post_shutdown`` closes the sender and storage."""
     protect(token)  # no log line shows it from here on
     builder = ApplicationBuilder().token(token).concurrent_updates(True)
@@ -290,7 +294,7 @@ def build_app(
     if rate_limit:
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
     app = builder.post_init(post_init).post_shutdown(post_shutdown).build()
-    app.bot_data["setup"] = (storage, cfg, lang, group_interval, private_interval)
+    app.bot_data["setup"] = (storage, cfg, lang, group_interval, private_interval, processes)
     group = ~filters.ChatType.PRIVATE
     app.add_handler(CommandHandler("gouji", cmd_gouji))
     app.add_handler(CommandHandler("join", cmd_join, filters=group))
@@ -309,7 +313,7 @@ def build_app(
 
 
 async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    storage, cfg, lang, group_interval, private_interval = app.bot_data["setup"]
+    storage, cfg, lang, group_interval, private_interval, processes = app.bot_data["setup"]
     me = await app.bot.get_me()
     cfg = Config(**{**cfg.__dict__, "bot_username": me.username or cfg.bot_username, "lang": lang})
     await storage.open()
@@ -325,10 +329,12 @@ async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     async def blocked(user: int) -> None:
         await service_ref[0].dm_blocked(user)
 
-    sender = Sender(app.bot, slot_id, slot_sent, blocked, group_interval, private_interval)
-    service = Service(storage, sender, JobTimers(app.job_queue), cfg)
+    workers = Workers(processes)
+    workers.start()
+    sender = Sender(app.bot, slot_id, slot_sent, blocked, group_interval, private_interval, workers)
+    service = Service(storage, sender, JobTimers(app.job_queue), cfg, workers)
     service_ref.append(service)
-    app.bot_data["rt"] = Runtime(service, sender, storage, lang)
+    app.bot_data["rt"] = Runtime(service, sender, storage, lang, workers)
     await _set_commands(app)
     n = await service.resume()
     log.info("ready as @%s; %d table(s) resumed", me.username, n)
@@ -342,6 +348,7 @@ async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         except TimeoutError:
             log.warning("shutting down with %d message(s) unsent", rt.sender.pending())
         await rt.sender.close()
+        rt.workers.close()
         await rt.storage.close()
 
 

@@ -47,12 +47,9 @@ class BotProcess:
         return sum(1 for c in self.api.calls if c.method == "setMyCommands") // 4
 
     def rss_kb(self) -> int:
-        """The process's resident memory now (Linux)."""
+        """Resident memory now of the process and its worker processes (Linux)."""
         assert self.proc is not None
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        return 0
+        return sum(_rss_kb(pid) for pid in _tree(self.proc.pid))
 
     async def kill(self) -> None:
         assert self.proc is not None
@@ -75,3 +72,23 @@ async def until(cond: Callable[[], bool], timeout: float) -> None:
         if loop.time() > end:
             raise TimeoutError("the bot did not come up")
         await asyncio.sleep(0.02)
+
+
+def _tree(pid: int) -> list[int]:
+    """A process and its descendants (Linux)."""
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return [pid]
+    return [pid] + [p for child in text.split() for p in _tree(int(child))]
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:  # gone meanwhile
+        return 0
+    for line in lines:
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0

@@ -21,6 +21,7 @@ from .codec import b36
 from .model import ChatSettings, TableState
 from .outbox import Out
 from .table import Table
+from .workers import Workers
 
 log = logging.getLogger("gouji.service")
 
@@ -60,8 +61,16 @@ class Scheduler(Protocol):
 class Core:
     """Tables, their storage and their messages."""
 
-    def __init__(self, storage: S.Storage, sender: Sender, timers: Scheduler, cfg: Config) -> None:
+    def __init__(
+        self,
+        storage: S.Storage,
+        sender: Sender,
+        timers: Scheduler,
+        cfg: Config,
+        workers: Workers | None = None,
+    ) -> None:
         self.storage = storage
+        self.workers = workers or Workers()  # the hard AI searches there
         self.sender = sender
         self.timers = timers
         self.cfg = cfg

@@ -24,7 +24,8 @@ class Out:
     keyboard: Keyboard | None = None
     thread_id: int | None = None
     slot: Slot | None = None
-    # A picture, rendered only when it is about to be sent (a coalesced update never renders);
+    # A picture, rendered only when it is about to be sent (a coalesced update never renders),
+    # by a worker process: a picklable call such as ``functools.partial(render_table, …)``;
     # ``photo_key`` says what it shows, so an unchanged picture is not uploaded again.
     photo: Callable[[], bytes] | None = None
     photo_key: str = ""

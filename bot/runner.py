@@ -37,6 +37,7 @@ def run_polling(settings: Settings) -> None:
         # Telegram's own limits are kept by AIORateLimiter; GOUJI_PACE=0 (a local test server
         # without limits) turns all pacing off
         rate_limit=settings.group_pace > 0,
+        processes=settings.processes,
     )
     app.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
 
@@ -58,6 +59,7 @@ async def local_bot(
     private_interval: float = 0.0,
     rate_limit: bool = False,
     poll_timeout: int = 5,
+    processes: int = 0,
 ) -> AsyncIterator[Application[Any, Any, Any, Any, Any, Any]]:
     """The real bot, polling a local Bot API server, until the block ends (then it stops as it
     would on SIGTERM: the sender drains, storage closes)."""
@@ -72,6 +74,7 @@ async def local_bot(
         group_interval=group_interval,
         private_interval=private_interval,
         rate_limit=rate_limit,
+        processes=processes,
     )
     async with app:
         await post_init(app)

@@ -1,7 +1,7 @@
 """Delivers the table service's messages to Telegram: in order per chat, one chat never waiting
 for another; updates of the same message coalesced (only the newest pending content is sent);
 group chats paced under Telegram's per-group budget; flood waits (429) waited out and retried;
-pictures rendered off the event loop only when they are really sent.
+pictures rendered by worker processes only when they are really sent.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, Tele
 
 from .keyboards import Keyboard
 from .outbox import Out, Slot
+from .workers import Workers
 
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -73,8 +74,10 @@ class Sender:
         on_blocked: Callable[[int], Awaitable[None]],
         group_interval: float = 3.0,
         private_interval: float = 0.5,
+        workers: Workers | None = None,
     ) -> None:
         self.bot = bot
+        self.workers = workers or Workers()  # pictures are drawn there
         self.slot_id = slot_id
         self.slot_sent = slot_sent
         self.on_blocked = on_blocked
@@ -163,7 +166,7 @@ class Sender:
     async def _send(self, out: Out) -> Message | bool:
         kb = markup(out.keyboard)
         if out.photo is not None:
-            data = await asyncio.to_thread(out.photo)
+            data = await self.workers.run(out.photo)
             return await self._call(
                 out.chat_id,
                 lambda: self.bot.send_photo(
@@ -198,7 +201,7 @@ class Sender:
         try:
             if photo_msg and (shown is None or shown.photo_key != out.photo_key or not shown.photo):
                 assert out.photo is not None
-                data = await asyncio.to_thread(out.photo)
+                data = await self.workers.run(out.photo)
                 media = InputMediaPhoto(
                     data, caption=out.text, parse_mode=ParseMode.HTML, filename="gouji.png"
                 )

@@ -24,6 +24,7 @@ class Settings:
     group_pace: float = 3.0  # GOUJI_PACE "group,private": seconds between calls to one chat
     private_pace: float = 0.5
     turn_s: float | None = None  # GOUJI_TURN_S: overrides every chat's turn timer
+    processes: int = 2  # GOUJI_WORKERS: processes drawing pictures and running the hard AI
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None) -> Settings:
@@ -40,6 +41,7 @@ class Settings:
             group_pace=pace[0] if pace else 3.0,
             private_pace=pace[1] if len(pace) > 1 else 0.5,
             turn_s=_float(env.get("GOUJI_TURN_S"), 0.0) or None,
+            processes=int(env["GOUJI_WORKERS"]) if env.get("GOUJI_WORKERS", "").isdigit() else 2,
         )
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Callable, Sequence
 
 from .codec import BadCallback, Callback
 from .localapi import LocalBotApi, SentMessage, SimGroup, SimUser
+
+RETRY_AFTER_S = 5.0  # a patient player taps again on a message unchanged this long
 
 
 def op_of(data: str | None) -> str | None:
@@ -40,6 +43,7 @@ class SimPlayer:
         self.presses = 0
         self._plan: list[str] = []
         self._seen: tuple[int, int] | None = None
+        self._seen_at = 0.0
 
     def hand_message(self) -> SentMessage | None:
         """The newest message in the private chat that asks something (has buttons besides
@@ -74,14 +78,16 @@ class SimPlayer:
     async def step(self, patient: bool = False) -> bool:
         """Press one button if something is asked; False when nothing is. ``patient``: not
         again on a message that has not changed since the last press (the bot paces its
-        edits; a person waits to see the result of a tap)."""
+        edits; a person waits to see the result of a tap), unless it stayed so for a few
+        seconds (a tap that changed nothing: the person tries something else)."""
         msg = self.hand_message()
         if msg is None:
             return False
         seen = (msg.message_id, msg.edits)
-        if patient and seen == self._seen:
+        now = time.monotonic()
+        if patient and seen == self._seen and now - self._seen_at < RETRY_AFTER_S:
             return False
-        self._seen = seen
+        self._seen, self._seen_at = seen, now
         ops = [o for o in (op_of(b.callback_data) for b in msg.buttons) if o is not None]
         rng = self.rng
         if "p" in ops and self._plan and self._plan[0] == "p":

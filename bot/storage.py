@@ -7,9 +7,10 @@ its action log (one row per action, numbered from 0) beside the table's opaque `
 
 SQLite specifics (shared/TELEGRAM_NOTES.md, "aiosqlite"): one connection in autocommit mode, WAL,
 synchronous=FULL (a lost last action matters), foreign keys on; each unit of work holds an
-`asyncio.Lock` and runs in `BEGIN IMMEDIATE … COMMIT`, ROLLBACK on error. The schema is versioned
-with `PRAGMA user_version`: `MIGRATIONS[i]` takes a database from version i to i+1, each in its own
-transaction at open; a later version only appends scripts.
+`asyncio.Lock` and runs in `BEGIN IMMEDIATE … COMMIT`, ROLLBACK on error. Table saves that
+arrive together share one transaction, a savepoint each (group commit: one disk sync per burst).
+The schema is versioned with `PRAGMA user_version`: `MIGRATIONS[i]` takes a database from version
+i to i+1, each in its own transaction at open; a later version only appends scripts.
 """
 
 from __future__ import annotations
@@ -185,6 +186,22 @@ def _open_table_clash(e: sqlite3.IntegrityError, message: str) -> Exception:
     return TableExists(message) if "game_tables_active" in str(e) else e
 
 
+@dataclass
+class _Save:
+    """One table save waiting for its batch: the row's values as they were when it was asked."""
+
+    table_id: int
+    chat_id: int
+    thread_id: int | None
+    status: str
+    state: str  # JSON
+    version: int
+    base: int  # the version before the new actions
+    actions: list[str]
+    now: float
+    done: asyncio.Future[None]
+
+
 class SqliteStorage:
     """`Storage` on one aiosqlite connection. `async with SqliteStorage(path) as st:` opens and
     always closes it. `migrations` is for tests of the migration machinery."""
@@ -194,6 +211,8 @@ class SqliteStorage:
         self.migrations = tuple(migrations)
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
+        self._saves: list[_Save] = []  # waiting for the next group commit
+        self._committer: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> SqliteStorage:
         await self.open()
@@ -344,6 +363,9 @@ class SqliteStorage:
         return row
 
     async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None:
+        """Stores the row and its new actions. Saves that arrive while another batch is being
+        committed are committed together (group commit): each is still refused or stored on its
+        own, but a burst of presses across many tables costs one disk sync, not one each."""
         if row.table_id is None:
             raise ValueError("save_table needs a created table (table_id is None)")
         if isinstance(new_actions, str):
@@ -353,26 +375,128 @@ class SqliteStorage:
         if base < 0:
             raise ValueError(f"version {row.version} < {len(new_actions)} new actions")
         now = time.time()
-        try:
-            async with self._unit() as db:
-                cur = await db.execute(
-                    "UPDATE game_tables SET status = ?, state = ?, version = ?, updated_at = ?"
-                    " WHERE table_id = ? AND version = ?",
-                    (row.status, _dumps(row.state), row.version, now, row.table_id, base),
-                )
-                updated = cur.rowcount
-                await cur.close()
-                if updated != 1:
-                    await self._refuse(db, row.table_id, base)
-                if new_actions:
-                    await db.executemany(
-                        "INSERT INTO actions (table_id, seq, action) VALUES (?, ?, ?)",
-                        [(row.table_id, base + i, a) for i, a in enumerate(new_actions)],
-                    )
-        except sqlite3.IntegrityError as e:  # reopening a table where another one is open
-            msg = f"chat {row.chat_id} thread {row.thread_id} already has an open table"
-            raise _open_table_clash(e, msg) from e
+        save = _Save(
+            row.table_id,
+            row.chat_id,
+            row.thread_id,
+            row.status,
+            _dumps(row.state),
+            row.version,
+            base,
+            list(new_actions),
+            now,
+            asyncio.get_running_loop().create_future(),
+        )
+        self._saves.append(save)
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_saves())
+        await save.done  # cancelled before its batch began: not written; after: written whole
         row.updated_at = now
+
+    async def _commit_saves(self) -> None:
+        while self._saves:
+            batch = [s for s in self._saves if not s.done.done()]
+            self._saves = []
+            if not batch:
+                continue
+            try:
+                async with self._unit() as db:
+                    outcomes = await self._write_batch(db, batch)
+            except BaseException as e:  # not committed: none of the batch is stored
+                for save in batch:
+                    if not save.done.done():
+                        save.done.set_exception(e)
+                if isinstance(e, asyncio.CancelledError):
+                    raise
+                continue
+            for save, outcome in zip(batch, outcomes, strict=True):
+                if save.done.done():
+                    continue
+                if outcome is None:
+                    save.done.set_result(None)
+                else:
+                    save.done.set_exception(outcome)
+
+    async def _write_batch(
+        self, db: aiosqlite.Connection, batch: list[_Save]
+    ) -> list[StorageError | None]:
+        """A batch in a fixed number of statements, whatever its size (each statement is a trip
+        to the database thread and back through the event loop, which is slow when the loop is
+        busy): the stored versions read at once, stale writers refused here, then all updates
+        and all new actions each in one ``executemany``. A clash on the one-open-table index
+        (a table reopened beside another) sends the batch to the one-by-one path."""
+        ids = sorted({s.table_id for s in batch})
+        marks = ", ".join("?" * len(ids))
+        async with db.execute(
+            f"SELECT table_id, version FROM game_tables WHERE table_id IN ({marks})", ids
+        ) as cur:
+            stored: dict[int, int] = {r[0]: r[1] for r in await cur.fetchall()}
+        outcomes: list[StorageError | None] = []
+        updates: list[tuple[Any, ...]] = []
+        actions: list[tuple[int, int, str]] = []
+        for save in batch:
+            at = stored.get(save.table_id)
+            if at is None:
+                outcomes.append(TableNotFound(f"no table {save.table_id}"))
+                continue
+            if at != save.base:
+                msg = f"table {save.table_id} is at version {at}, the writer expected {save.base}"
+                outcomes.append(VersionConflict(msg))
+                continue
+            stored[save.table_id] = save.version  # a later save of the same table follows it
+            outcomes.append(None)
+            updates.append((save.status, save.state, save.version, save.now, save.table_id))
+            actions += [(save.table_id, save.base + i, a) for i, a in enumerate(save.actions)]
+        await db.execute("SAVEPOINT batch")
+        try:
+            await db.executemany(
+                "UPDATE game_tables SET status = ?, state = ?, version = ?, updated_at = ?"
+                " WHERE table_id = ?",
+                updates,
+            )
+            if actions:
+                await db.executemany(
+                    "INSERT INTO actions (table_id, seq, action) VALUES (?, ?, ?)", actions
+                )
+        except sqlite3.IntegrityError:
+            await db.execute("ROLLBACK TO batch")
+            await db.execute("RELEASE batch")
+            return [await self._write_one(db, save) for save in batch]
+        await db.execute("RELEASE batch")
+        return outcomes
+
+    async def _write_one(self, db: aiosqlite.Connection, save: _Save) -> StorageError | None:
+        """One save inside a batch's transaction, under a savepoint: refused alone (a stale
+        version, a second open table in the chat), it leaves the others untouched."""
+        await db.execute("SAVEPOINT one_save")
+        try:
+            cur = await db.execute(
+                "UPDATE game_tables SET status = ?, state = ?, version = ?, updated_at = ?"
+                " WHERE table_id = ? AND version = ?",
+                (save.status, save.state, save.version, save.now, save.table_id, save.base),
+            )
+            updated = cur.rowcount
+            await cur.close()
+            if updated != 1:
+                await self._refuse(db, save.table_id, save.base)
+            if save.actions:
+                await db.executemany(
+                    "INSERT INTO actions (table_id, seq, action) VALUES (?, ?, ?)",
+                    [(save.table_id, save.base + i, a) for i, a in enumerate(save.actions)],
+                )
+        except (StorageError, sqlite3.IntegrityError) as e:
+            await db.execute("ROLLBACK TO one_save")
+            await db.execute("RELEASE one_save")
+            if isinstance(e, StorageError):
+                return e
+            # reopening a table where another one is open
+            msg = f"chat {save.chat_id} thread {save.thread_id} already has an open table"
+            clash = _open_table_clash(e, msg)
+            if isinstance(clash, StorageError):
+                return clash
+            raise
+        await db.execute("RELEASE one_save")
+        return None
 
     @staticmethod
     async def _refuse(db: aiosqlite.Connection, table_id: int, base: int) -> None:

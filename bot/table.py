@@ -11,6 +11,7 @@ import asyncio
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from engine.actions import Action
 from engine.cards import NRANKS, Counts, fmt, parse
@@ -179,7 +180,7 @@ class Table:
         photo = None
         key = ""
         if self.st.settings.image:
-            photo = lambda: render_table(view, names, lang)  # noqa: E731 - rendered when sent
+            photo = partial(render_table, view, names, lang)  # drawn when sent, by a worker
             key = f"v{view.version}"
         return Out(
             self.chat_id, text, None, self.thread_id, (self.id, "table"), photo, key, silent=True
@@ -208,7 +209,7 @@ class Table:
                 _fit(text, CAPTION_LIMIT),
                 over_keyboard(self.id, self.match.version, lang),
                 self.thread_id,
-                photo=lambda: render_game_over(view, names, lang, match_score=totals),
+                photo=partial(render_game_over, view, names, lang, totals),
                 photo_key=f"over{view.version}",
             )
         ]
@@ -275,7 +276,7 @@ class Table:
             None,
             (self.id, f"hand{seat}"),
             # the keyboard shows the chosen cards: the picture changes only with the hand
-            photo=lambda: render_hand(hand_text),
+            photo=partial(render_hand, hand_text),
             photo_key=hand_text,
         )
 

@@ -31,6 +31,7 @@ class World:
     cfg: Config
     group_interval: float = 0.0
     private_interval: float = 0.0
+    processes: int = 0  # worker processes drawing the pictures (0: threads)
     app: Any = None
     users: list[SimUser] = field(default_factory=list)
     _stack: AsyncExitStack | None = None
@@ -46,6 +47,7 @@ class World:
                 self.cfg,
                 group_interval=self.group_interval,
                 private_interval=self.private_interval,
+                processes=self.processes,
             )
         )
 
@@ -82,6 +84,7 @@ async def world(
     private_interval: float = 0.0,
     turn_s: float = 3600.0,
     ai_delay: float = 0.0,
+    processes: int = 0,
 ) -> AsyncIterator[World]:
     async with LocalBotApi(rate=rate) as api:
         w = World(
@@ -90,6 +93,7 @@ async def world(
             Config(bot_username="gouji_bot", ai_delay=ai_delay, seed=seed, turn_s=turn_s),
             group_interval,
             private_interval,
+            processes,
         )
         await w.start_bot()
         try:

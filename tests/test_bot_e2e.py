@@ -63,7 +63,7 @@ async def test_six_people_play_a_whole_game_by_buttons(tmp_path: Path) -> None:
 
 
 async def test_one_person_and_five_ai_seats(tmp_path: Path) -> None:
-    async with world(tmp_path, seed=5) as w:
+    async with world(tmp_path, seed=5, processes=1) as w:  # pictures drawn by a worker process
         group = w.api.group(-1002, "一个人也能玩")
         (me,) = people(w, 1)
         await open_and_seat(w, group, [me])

@@ -16,9 +16,10 @@ from engine.cards import BIG, SMALL, NotationError
 from engine.view import Debt, TopView
 from engine.vocab import Phase, Status, TributeKind
 from renderers import hand_image, render_game_over, render_hand, render_table
-from renderers.__main__ import SAMPLE_HAND, bench, sample_over, sample_view
+from renderers.__main__ import bench
 from renderers.fonts import CHARS_PATH, FONT_DIR, FONT_PATH, covered, drawable, font
 from renderers.i18n import DATA_DIR, LANGS, Catalog
+from renderers.samples import SAMPLE_HAND, sample_over, sample_view
 
 NAMES = ("老王", "Alice", "小李", "Bob", "张三", "Eve")
 

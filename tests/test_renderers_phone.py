@@ -22,9 +22,9 @@ from PIL import Image
 from engine.view import Debt, TopView
 from engine.vocab import Phase, Status, TributeKind
 from renderers import hand_image, render_game_over, render_hand, render_table
-from renderers.__main__ import SAMPLE_HAND, sample_over, sample_view
 from renderers.fonts import Drawn, recording
 from renderers.i18n import LANGS, t
+from renderers.samples import SAMPLE_HAND, sample_over, sample_view
 
 PHONE_W = 390
 MIN_PX = 11

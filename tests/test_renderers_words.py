@@ -23,8 +23,8 @@ from renderers import (
     rules_text,
     t,
 )
-from renderers.__main__ import sample_over, sample_view
 from renderers.i18n import LANGS, MAX_MESSAGE
+from renderers.samples import sample_over, sample_view
 
 NAMES = ("老王", "Alice", "小李", "Bob", "张三", "Eve")
 HOSTILE = '<script>alert("x")</script>&amp;'

@@ -140,6 +140,53 @@ async def test_one_open_table_per_topic(st: SqliteStorage) -> None:
     assert await st.table_for_chat(-100) == second
 
 
+async def test_saves_arriving_together_are_each_stored_or_refused_alone(st: SqliteStorage) -> None:
+    """A burst of saves across tables is committed together (group commit), yet a stale writer
+    or a second open table in a chat is refused on its own and the rest are stored."""
+    rows = [await st.create_table(lobby(chat_id=-1000 - k)) for k in range(30)]
+    old = await st.create_table(lobby(chat_id=-7))
+    old.status = "abandoned"
+    await st.save_table(old)
+    await st.create_table(lobby(chat_id=-7))  # the chat has a new open table
+    old.status = "playing"  # reopening the old one beside it must fail
+    for row in rows:
+        row.version += 2
+    stale = TableRow(**{**rows[5].__dict__, "version": 1})  # a writer one action behind
+    results = await asyncio.gather(
+        *(st.save_table(r, [f"{r.version - 2} play 3", f"{r.version - 1} pass"]) for r in rows),
+        st.save_table(stale, ["0 play 4"]),
+        st.save_table(old),
+        return_exceptions=True,
+    )
+    assert results[:30] == [None] * 30
+    assert isinstance(results[30], VersionConflict)
+    assert isinstance(results[31], TableExists)
+    for row in rows:
+        assert row.table_id is not None
+        assert await st.load_actions(row.table_id) == ["0 play 3", "1 pass"]
+        assert (await st.load_table(row.table_id)) == row
+    assert old.table_id is not None
+    stored_old = await st.load_table(old.table_id)
+    assert stored_old is not None and stored_old.status == "abandoned"
+    # without a clash, in one batch: two saves of one table in order, a stale and a lost table
+    first, second = TableRow(**rows[0].__dict__), rows[0]
+    first.version, second.version = 3, 4
+    gone = TableRow(**{**rows[1].__dict__, "table_id": 10_000})
+    again = await asyncio.gather(
+        st.save_table(first, ["2 play 5"]),
+        st.save_table(second, ["3 pass"]),
+        st.save_table(TableRow(**{**rows[2].__dict__, "version": 2}), ["1 play 4"]),
+        st.save_table(gone),
+        st.save_table(rows[3]),
+        return_exceptions=True,
+    )
+    assert again[0] is None and again[1] is None and again[4] is None
+    assert isinstance(again[2], VersionConflict) and isinstance(again[3], TableNotFound)
+    assert rows[0].table_id is not None and rows[2].table_id is not None
+    assert await st.load_actions(rows[0].table_id) == ["0 play 3", "1 pass", "2 play 5", "3 pass"]
+    assert await st.load_actions(rows[2].table_id) == ["0 play 3", "1 pass"]
+
+
 async def test_concurrent_creates_leave_one_table(st: SqliteStorage) -> None:
     results = await asyncio.gather(
         *(st.create_table(lobby()) for _ in range(10)), return_exceptions=True

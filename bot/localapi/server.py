@@ -80,6 +80,7 @@ class LocalBotApi:
         self._open_queries: dict[str, _Delivered] = {}
         self._last: dict[int | str, int] = {}  # chat id or query id → last delivered update
         self._latency: list[float] = []
+        self._first_calls: list[str] = []  # the method of each first call, as in _latency
         self._methods = {name.lower(): name for name in [*METHODS, "getUpdates"]}
         _bypass_proxy()
 
@@ -174,6 +175,10 @@ class LocalBotApi:
         """Seconds from an update's delivery to the bot's first call about its chat or query."""
         return list(self._latency)
 
+    def first_calls(self) -> list[str]:
+        """The method of each :meth:`latency`'s first call, in the same order."""
+        return list(self._first_calls)
+
     def stats(self) -> dict[str, Any]:
         statuses = Counter(c.status for c in self.calls)
         dropped = sum(1 for at in self._delivered.values() if not at)
@@ -238,7 +243,7 @@ class LocalBotApi:
             except ApiError:
                 named_chat = None
             query_id = params.text("callback_query_id")
-            follows = self._follow(named_chat, query_id, now)
+            follows = self._follow(named_chat, query_id, now, name)
             query = self.world.queries.get(query_id or "")
             chat_id = query.message.chat_id if query else named_chat
             if request.match_info["token"] != self.token:
@@ -341,7 +346,9 @@ class LocalBotApi:
             self._open_queries[query_id] = record
             self._last[query_id] = update_id
 
-    def _follow(self, chat_id: int | None, query_id: str | None, now: float) -> int | None:
+    def _follow(
+        self, chat_id: int | None, query_id: str | None, now: float, method: str = ""
+    ) -> int | None:
         """Close the delivered updates this call is the first about (by the ``chat_id`` it
         names, or the callback query it answers); returns the update the call follows."""
         done = self._open_chats.pop(chat_id, []) if chat_id is not None else []
@@ -351,6 +358,7 @@ class LocalBotApi:
             if not record.closed:
                 record.closed = True
                 self._latency.append(now - record.at)
+                self._first_calls.append(method)
         if query_id is not None and query_id in self._last:
             return self._last[query_id]
         return self._last.get(chat_id) if chat_id is not None else None
