@@ -119,6 +119,8 @@ class Service(LobbyOps):
             self.where[(table.chat_id, table.thread_id)] = table.id
             n += 1
             async with table.lock:
+                if table.status == "over":  # its game-over message and 再来一局 are in the chat
+                    continue
                 if table.status == "lobby":
                     self.sender.post(table.lobby_out())
                     if table.st.countdown is not None:

@@ -30,6 +30,7 @@ import aiosqlite
 
 ACTIVE = ("lobby", "playing")  # a (chat, thread) has at most one table in these
 STATUSES = (*ACTIVE, "over", "abandoned")
+OVER_KEPT_S = 86400.0  # a finished game's 再来一局 still works after a restart within a day
 
 
 @dataclass
@@ -108,7 +109,10 @@ class Storage(Protocol):
         """The chat's (topic's) lobby or playing table, if any."""
 
     async def load_actions(self, table_id: int) -> list[str]: ...
-    async def unfinished_tables(self) -> list[TableRow]: ...
+    async def unfinished_tables(self) -> list[TableRow]:
+        """Lobby and playing tables, and tables whose game ended within ``OVER_KEPT_S`` (their
+        再来一局 button carries the match on), oldest first."""
+        ...
 
     async def save_game(
         self, table_id: int, chat_id: int, number: int, record: dict[str, Any]
@@ -530,8 +534,9 @@ class SqliteStorage:
 
     async def unfinished_tables(self) -> list[TableRow]:
         rows = await self._rows(
-            f"SELECT {_TABLE_COLUMNS} FROM game_tables"
-            " WHERE status IN ('lobby', 'playing') ORDER BY table_id"
+            f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE status IN ('lobby', 'playing')"
+            " OR (status = 'over' AND updated_at > ?) ORDER BY table_id",
+            (time.time() - OVER_KEPT_S,),
         )
         return [_table(r) for r in rows]
 

@@ -250,6 +250,19 @@ async def test_a_restart_mid_game_resumes_where_it_stopped(tmp_path: Path) -> No
             assert dm_prompts(w, users[asked[0]])
         await play_game(w, group, users, seed=8)
         assert over(w, group)()
+        # restarted after the game: 再来一局 still starts the match's next game
+        await w.stop_bot()
+        await w.start_bot()
+        await w.settle()
+        ended = w.table(group)
+        assert ended.status == "over" and ended.match is not None and ended.match.number == 1
+        last = [m for m in w.api.messages(group.id) if any(b.callback_data for b in m.buttons)][-1]
+        (button,) = [b for b in last.buttons if op_of(b.callback_data) == "N"]
+        await users[3].press(last, data=button.callback_data)
+        await w.settle()
+        next_game = w.table(group)
+        assert next_game.status == "playing" and next_game.match is not None
+        assert next_game.match.number == 2  # the same match: its tribute carries on (§11)
 
 
 async def test_commands_answer_in_both_languages(tmp_path: Path) -> None:

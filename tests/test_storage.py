@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 
 from bot.storage import (
     MIGRATIONS,
+    OVER_KEPT_S,
     ChatRow,
     SchemaTooNew,
     SqliteStorage,
@@ -116,6 +118,9 @@ async def test_table_round_trip(st: SqliteStorage) -> None:
     row.status = "over"
     await st.save_table(row)  # a state change without actions keeps the version
     assert await st.table_for_chat(-100, 42) is None
+    assert await st.unfinished_tables() == [row]  # over today: its 再来一局 still works
+    row.status = "abandoned"
+    await st.save_table(row)
     assert await st.unfinished_tables() == []
     assert (await st.load_table(row.table_id)) == row
 
@@ -481,3 +486,18 @@ def test_a_killed_process_keeps_its_committed_actions(tmp_path: Path) -> None:
             assert await st.load_actions(table_id) == ["0 play 3", "1 play 3", "2 play 3"]
 
     asyncio.run(check())
+
+
+async def test_a_recently_finished_table_is_resumed_an_old_one_is_not(st: SqliteStorage) -> None:
+    """再来一局 still works after a restart on the day of the game, not weeks later."""
+    recent, old = await st.create_table(lobby(-1)), await st.create_table(lobby(-2))
+    for row in (recent, old):
+        row.status = "over"
+        await st.save_table(row)
+    assert {r.table_id for r in await st.unfinished_tables()} == {recent.table_id, old.table_id}
+    with sqlite3.connect(st.path) as conn:  # the same file, as another writer would
+        conn.execute(
+            "UPDATE game_tables SET updated_at = ? WHERE table_id = ?",
+            (time.time() - OVER_KEPT_S - 60, old.table_id),
+        )
+    assert [r.table_id for r in await st.unfinished_tables()] == [recent.table_id]
