@@ -7,6 +7,7 @@ pictures rendered by worker processes only when they are really sent.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from collections import deque
@@ -47,12 +48,16 @@ def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
 
 @dataclass
 class _Shown:
-    """What a slot's message shows now (to skip identical edits and unchanged pictures)."""
+    """What a slot's message shows now (to skip identical edits and unchanged pictures): a
+    digest of its text and buttons, not the text itself, as the bot keeps one per message."""
 
     photo: bool
     photo_key: str
-    text: str
-    keyboard: Keyboard | None
+    digest: bytes
+
+
+def digest(out: Out) -> bytes:
+    return hashlib.blake2b(repr((out.text, out.keyboard)).encode(), digest_size=16).digest()
 
 
 @dataclass
@@ -151,16 +156,15 @@ class Sender:
             shown = self._shown.get(slot)
             if (
                 shown is not None
-                and shown.text == out.text
-                and shown.keyboard == out.keyboard
                 and shown.photo_key == out.photo_key
+                and shown.digest == digest(out)
             ):
                 return  # nothing changed: no call
             if await self._edit(out, msg_id, shown):
                 return
         message = await self._send(out)
         if isinstance(message, Message) and slot is not None:
-            self._shown[slot] = _Shown(out.photo is not None, out.photo_key, out.text, out.keyboard)
+            self._shown[slot] = _Shown(out.photo is not None, out.photo_key, digest(out))
             await self.slot_sent(slot[0], slot[1], message.message_id)
 
     async def _send(self, out: Out) -> Message | bool:
@@ -244,7 +248,7 @@ class Sender:
                 return False
         if not reached:
             return True  # the chat is gone (blocked, kicked): nothing more to do
-        self._shown[out.slot] = _Shown(photo_msg, out.photo_key, out.text, out.keyboard)
+        self._shown[out.slot] = _Shown(photo_msg, out.photo_key, digest(out))
         return True
 
     async def _call(self, chat_id: int, make: Callable[[], Awaitable[object]]) -> Message | bool:
