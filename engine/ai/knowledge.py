@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..actions import Action
-from ..cards import DECK_COUNTS, NRANKS, THREE, parse
+from ..cards import DECK_COUNTS, NRANKS, THREE, TWO, parse
 from ..events import Event
-from ..plays import Play
+from ..plays import Play, as_play, beats
 from ..rules import Rules
 from ..view import SeatView
 from ..vocab import Do, Status
@@ -46,6 +46,9 @@ class Knowledge:
     # Inside a search's simulated game only: every seat's (sampled) hand, read instead of
     # sampling hidden hands again. Never set from a real game.
     sim_hands: list[list[int]] | None = None
+    # Per seat: the lowest rank (3..A) it may still hold, read from its leads (see
+    # :func:`lead_floors`); 0 where nothing is known. Only the hard level's deals read it.
+    floors: list[int] | None = None
 
     @property
     def bound(self) -> bool:
@@ -90,6 +93,36 @@ def played_cards(log: Sequence[Action]) -> tuple[list[int], list[list[int]]]:
     return total, per_seat
 
 
+def lead_floors(log: Sequence[Action], rules: Rules) -> list[int]:
+    """Per seat, the lowest rank it may still hold among 3..A (4..A under 憋3, whose 3s go
+    last, §8), read from the public log: players lead their lowest group (§6 — the normal
+    level always does, and so do most people), so a seat that led a plain group of rank r
+    holds nothing lower, and hands only shrink. A play is taken for a lead when it follows
+    the same seat's play or cannot beat the play before it (§3); 开点 leads (§9), which
+    may skip lower groups, and plays with 2s or jokers say nothing."""
+    floors = [0] * 6
+    prev: Action | None = None
+    prev_play: Play | None = None
+    for act in log:
+        if act.do != Do.PLAY:
+            continue
+        p = as_play(parse(act.cards))
+        if p is None:
+            continue
+        lead = (
+            prev is None
+            or prev_play is None
+            or prev.seat == act.seat
+            or not beats(p, prev_play, rules.kill_big_joker)
+        )
+        prev, prev_play = act, p
+        base = p.shape.base
+        if not lead or base < 0 or base >= TWO or p.has_money_or_flower or p.kaidian:
+            continue
+        floors[act.seat] = max(floors[act.seat], base)
+    return floors
+
+
 def from_view(
     view: SeatView, log: Sequence[Action], starts: Sequence[int] | None = None
 ) -> Knowledge:
@@ -129,4 +162,5 @@ def from_view(
         headless=list(view.headless),
         pool=[max(p, 0) for p in pool],
         threes_played=[per_seat[s][THREE] > 0 for s in range(6)],
+        floors=lead_floors(log, view.rules),
     )

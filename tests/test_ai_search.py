@@ -1,0 +1,109 @@
+"""The hard level's search (engine.ai.search): the unchecked speed path of its rollouts equals
+the checked one, what leads say about hands (lead floors), and deals that respect them."""
+
+from __future__ import annotations
+
+import random
+
+from engine.actions import Action
+from engine.ai.knowledge import from_view, lead_floors
+from engine.ai.search import deal_hidden
+from engine.cards import NRANKS, THREE, rank_of
+from engine.game import Game
+from engine.match import Match
+from engine.playout import random_action
+from engine.rules import Rules
+from engine.vocab import Do
+
+
+def _state(g: Game) -> tuple[object, ...]:
+    return (
+        g.hands,
+        g.status,
+        g.top,
+        g.ask,
+        list(g.queue),
+        g.passed,
+        g.ranks,
+        g.burning,
+        g.four_way,
+        g.over,
+        g.opened,
+        g.men,
+        g.shao,
+    )
+
+
+def test_carry_out_equals_apply() -> None:
+    """Game.carry_out (rollouts: no checks, no log) makes exactly the moves Game.apply does."""
+    for seed in range(12):
+        match = Match(Rules(), seed=40 + seed)
+        match.new_game()
+        while match.game is None:  # the deal phase: the first option each time
+            ask = match.asked()
+            assert ask is not None
+            match.apply(match.choices(ask[0]).options[0])
+        a = match.game
+        b = a.copy()
+        rng = random.Random(seed)
+        steps = 0
+        while a.asked() is not None:
+            act = random_action(a, rng)
+            play = b.check(act)
+            ev_a = a.apply(act)
+            ev_b = b.carry_out(act.do, play)
+            assert ev_a == ev_b
+            assert _state(a) == _state(b)
+            steps += 1
+        assert b.over and b.score() == a.score() and steps > 20
+        assert len(b.log) < len(a.log)  # carry_out leaves the log alone
+
+
+def test_lead_floors_read_leads_not_answers() -> None:
+    rules = Rules()  # 憋3 on: 3s are no floor
+    hands = ["5566QQ3", "7788KK3", "99TT3", "JJAA3", "4444883", "6699TT3"]
+    g = Game.from_position(rules, hands, leader=0)
+    g.apply(Action(0, Do.PLAY, "55"))  # a lead: seat 0 holds nothing below 5 (but 3s)
+    assert lead_floors(g.log, rules)[0] == rank_of("5")
+    assert g.asked() is not None
+    seat = g.asked()[0]  # type: ignore[index]
+    beat = next(p for p in g.legal(seat).plays)
+    g.apply(Action(seat, Do.PLAY, str(beat)))  # an answer says nothing about low cards
+    floors = lead_floors(g.log, rules)
+    assert floors[seat] == 0 and floors[0] == rank_of("5")
+
+
+def test_lead_floors_mark_a_lead_that_cannot_beat_the_play_before() -> None:
+    rules = Rules()
+    log = [
+        Action(0, Do.PLAY, "99"),
+        Action(1, Do.PLAY, "KK"),  # beats 99: taken for an answer
+        Action(2, Do.PLAY, "7"),  # cannot beat KK: a new trick's lead
+        Action(2, Do.PLAY, "88"),  # the same seat again: a lead (it won its own trick)
+        Action(3, Do.PLAY, "2"),  # a 2: says nothing
+        Action(4, Do.PLAY, "TTTTT"),  # 开点牌 (§4, §9): may skip lower groups, says nothing
+    ]
+    floors = lead_floors(log, rules)
+    assert floors == [rank_of("9"), 0, rank_of("8"), 0, 0, 0]
+
+
+def test_deals_respect_lead_floors_and_counts() -> None:
+    rules = Rules()
+    hands = ["5566QQ3", "7788KK3", "99TT3", "JJAA3", "4444883", "6699TT3"]
+    g = Game.from_position(rules, hands, leader=0)
+    g.apply(Action(0, Do.PLAY, "55"))
+    while g.asked() is not None and g.asked()[1] != "lead":  # type: ignore[index]
+        g.apply(Action(g.asked()[0], Do.PASS))  # type: ignore[index]
+    # seat 0 won the trick and leads again; seat 2 (its teammate) is the one to watch
+    g.apply(Action(0, Do.PLAY, "66"))
+    k = from_view(g.view(1), g.log)
+    assert k.floors is not None and k.floors[0] == rank_of("6")
+    partners = [None] * 6
+    for i in range(200):
+        dealt = deal_hidden(k, list(partners), random.Random(i))
+        for s in range(6):
+            assert sum(dealt[s]) == k.counts[s]
+        low = [r for r in range(THREE + 1, k.floors[0]) if dealt[0][r]]
+        assert not low, (i, dealt[0])
+        assert dealt[0][THREE] >= 1  # bound by 憋3: still holds a 3
+    assert all(x >= 0 for h in dealt for x in h) and len(dealt[0]) == NRANKS
