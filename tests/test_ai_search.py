@@ -64,13 +64,13 @@ def test_lead_floors_read_leads_not_answers() -> None:
     hands = ["5566QQ3", "7788KK3", "99TT3", "JJAA3", "4444883", "6699TT3"]
     g = Game.from_position(rules, hands, leader=0)
     g.apply(Action(0, Do.PLAY, "55"))  # a lead: seat 0 holds nothing below 5 (but 3s)
-    assert lead_floors(g.log, rules)[0] == rank_of("5")
+    assert lead_floors(g.log, rules)[0] == rank_of("6")
     assert g.asked() is not None
     seat = g.asked()[0]  # type: ignore[index]
     beat = next(p for p in g.legal(seat).plays)
     g.apply(Action(seat, Do.PLAY, str(beat)))  # an answer says nothing about low cards
     floors = lead_floors(g.log, rules)
-    assert floors[seat] == 0 and floors[0] == rank_of("5")
+    assert floors[seat] == 0 and floors[0] == rank_of("6")
 
 
 def test_lead_floors_mark_a_lead_that_cannot_beat_the_play_before() -> None:
@@ -84,7 +84,7 @@ def test_lead_floors_mark_a_lead_that_cannot_beat_the_play_before() -> None:
         Action(4, Do.PLAY, "TTTTT"),  # 开点牌 (§4, §9): may skip lower groups, says nothing
     ]
     floors = lead_floors(log, rules)
-    assert floors == [rank_of("9"), 0, rank_of("8"), 0, 0, 0]
+    assert floors == [rank_of("T"), 0, rank_of("9"), 0, 0, 0]
 
 
 def test_deals_respect_lead_floors_and_counts() -> None:
@@ -97,7 +97,7 @@ def test_deals_respect_lead_floors_and_counts() -> None:
     # seat 0 won the trick and leads again; seat 2 (its teammate) is the one to watch
     g.apply(Action(0, Do.PLAY, "66"))
     k = from_view(g.view(1), g.log)
-    assert k.floors is not None and k.floors[0] == rank_of("6")
+    assert k.floors is not None and k.floors[0] == rank_of("7")
     partners = [None] * 6
     for i in range(200):
         dealt = deal_hidden(k, list(partners), random.Random(i))

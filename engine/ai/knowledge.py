@@ -95,11 +95,11 @@ def played_cards(log: Sequence[Action]) -> tuple[list[int], list[list[int]]]:
 
 def lead_floors(log: Sequence[Action], rules: Rules) -> list[int]:
     """Per seat, the lowest rank it may still hold among 3..A (4..A under 憋3, whose 3s go
-    last, §8), read from the public log: players lead their lowest group (§6 — the normal
-    level always does, and so do most people), so a seat that led a plain group of rank r
-    holds nothing lower, and hands only shrink. A play is taken for a lead when it follows
-    the same seat's play or cannot beat the play before it (§3); 开点 leads (§9), which
-    may skip lower groups, and plays with 2s or jokers say nothing."""
+    last, §8), read from the public log: players lead their lowest group, whole (§6 — the
+    normal level always does, and so do most people), so a seat that led a plain group of
+    rank r holds nothing of that rank or lower, and hands only shrink. A play is taken for a
+    lead when it follows the same seat's play or cannot beat the play before it (§3); 开点
+    leads (§9), which may skip lower groups, and plays with 2s or jokers say nothing."""
     floors = [0] * 6
     prev: Action | None = None
     prev_play: Play | None = None
@@ -119,7 +119,8 @@ def lead_floors(log: Sequence[Action], rules: Rules) -> list[int]:
         base = p.shape.base
         if not lead or base < 0 or base >= TWO or p.has_money_or_flower or p.kaidian:
             continue
-        floors[act.seat] = max(floors[act.seat], base)
+        # a group is led whole, so its own rank is gone too
+        floors[act.seat] = max(floors[act.seat], base + 1)
     return floors
 
 
