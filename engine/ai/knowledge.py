@@ -43,9 +43,6 @@ class Knowledge:
     headless: list[bool]
     pool: list[int]  # hidden cards: other live hands and dead cards, counts by rank
     threes_played: list[bool]  # per seat: has played its 3s (so holds none)
-    # Inside a search's simulated game only: every seat's (sampled) hand, read instead of
-    # sampling hidden hands again. Never set from a real game.
-    sim_hands: list[list[int]] | None = None
     # Per seat: the lowest rank (3..A) it may still hold, read from its leads (see
     # :func:`lead_floors`); 0 where nothing is known. Only the hard level's deals read it.
     floors: list[int] | None = None
