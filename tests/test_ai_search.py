@@ -1,5 +1,6 @@
 """The hard level's search (engine.ai.search): the unchecked speed path of its rollouts equals
-the checked one, what leads say about hands (lead floors), and deals that respect them."""
+the checked one, what leads and auto passes say about hands (lead floors, seats that cannot
+beat the top), and deals that respect them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from engine.ai.knowledge import from_view, lead_floors
 from engine.ai.search import deal_hidden
 from engine.cards import NRANKS, THREE, rank_of
 from engine.game import Game
+from engine.legal import can_beat
 from engine.match import Match
 from engine.playout import random_action
 from engine.rules import Rules
@@ -107,3 +109,26 @@ def test_deals_respect_lead_floors_and_counts() -> None:
         assert not low, (i, dealt[0])
         assert dealt[0][THREE] >= 1  # bound by 憋3: still holds a 3
     assert all(x >= 0 for h in dealt for x in h) and len(dealt[0]) == NRANKS
+
+
+def test_auto_passed_seats_cannot_beat_the_top_in_deals() -> None:
+    """A seat the game passed for (§6.3) is dealt no hand beating the top; a seat that chose to
+    pass may hold anything."""
+    rules = Rules()
+    hands = ["77QQ3", "88AA3", "44563", "TT3", "5553", "99JJ3"]
+    g = Game.from_position(rules, hands, leader=0)
+    g.apply(Action(0, Do.PLAY, "77"))
+    g.apply(Action(1, Do.PLAY, "88"))  # seat 2's 44 cannot beat: the game passes for it
+    assert g.asked() == (3, "answer")
+    g.apply(Action(3, Do.PLAY, "TT"))
+    assert g.asked() == (5, "answer")  # seat 4's 55 cannot beat TT: passed for it too
+    k = from_view(g.view(5), g.log)
+    assert k.cannot_beat == frozenset({2, 4})
+    assert k.top is not None
+    for i in range(100):
+        dealt = deal_hidden(k, [None] * 6, random.Random(i))
+        for s in k.cannot_beat:
+            assert not can_beat(dealt[s], k.top), (i, s, dealt[s])
+    g.apply(Action(5, Do.PASS))  # JJ could beat: a pass by choice says nothing for sure
+    assert g.asked() == (0, "answer")
+    assert from_view(g.view(0), g.log).cannot_beat == frozenset({2, 4})

@@ -46,6 +46,9 @@ class Knowledge:
     # Per seat: the lowest rank (3..A) it may still hold, read from its leads (see
     # :func:`lead_floors`); 0 where nothing is known. Only the hard level's deals read it.
     floors: list[int] | None = None
+    # Seats that passed on the current trick without choosing to (§6.3 auto passes: nothing
+    # in hand beat the top then, so nothing beats the current, higher top now).
+    cannot_beat: frozenset[int] = frozenset()
 
     @property
     def bound(self) -> bool:
@@ -121,6 +124,42 @@ def lead_floors(log: Sequence[Action], rules: Rules) -> list[int]:
     return floors
 
 
+def trick_start(log: Sequence[Action], rules: Rules) -> int:
+    """Index in ``log`` of the current trick's lead, as :func:`lead_floors` recognizes leads
+    (an answer is never taken for a lead; a lead may be taken for an answer, which only makes
+    the trick look longer)."""
+    start = 0
+    prev: Action | None = None
+    prev_play: Play | None = None
+    for i, act in enumerate(log):
+        if act.do != Do.PLAY:
+            continue
+        p = as_play(parse(act.cards))
+        if p is None:
+            continue
+        if (
+            prev is None
+            or prev_play is None
+            or prev.seat == act.seat
+            or not beats(p, prev_play, rules.kill_big_joker)
+        ):
+            start = i
+        prev, prev_play = act, p
+    return start
+
+
+def auto_passed(log: Sequence[Action], passed: Iterable[int], rules: Rules) -> frozenset[int]:
+    """The seats of ``passed`` (this trick) that did not pass by choice: no ``pass`` of theirs
+    in the log since the trick's lead, so the game passed for them (§6.3): they could not
+    beat the top then, and a later top of the trick is higher (§3). Empty under
+    ``kill_big_joker`` (§13), whose 二杀一 changes a play's size."""
+    if rules.kill_big_joker:
+        return frozenset()
+    start = trick_start(log, rules)
+    chose = {a.seat for a in log[start:] if a.do == Do.PASS}
+    return frozenset(s for s in passed if s not in chose)
+
+
 def from_view(
     view: SeatView, log: Sequence[Action], starts: Sequence[int] | None = None
 ) -> Knowledge:
@@ -161,4 +200,5 @@ def from_view(
         pool=[max(p, 0) for p in pool],
         threes_played=[per_seat[s][THREE] > 0 for s in range(6)],
         floors=lead_floors(log, view.rules),
+        cannot_beat=auto_passed(log, view.passed, view.rules) if top else frozenset(),
     )

@@ -32,7 +32,7 @@ import time
 from ..actions import Action
 from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus, parse
 from ..game import Game
-from ..legal import Legal, duty_feasible
+from ..legal import Legal, can_beat, duty_feasible
 from ..plays import Play, as_play
 from ..ranking import compute_ranks, score
 from ..seats import team
@@ -48,6 +48,7 @@ Z = 2.0  # …and by this many standard errors of the paired differences
 ROLLOUT_LIMIT = 3000
 SEARCH_FROM_OWN = 14  # search once this seat holds this many cards or fewer…
 SEARCH_FROM_OTHER = 8  # …or another active seat does
+DEAL_TRIES = 8  # deals drawn to find one where the auto-passed seats cannot beat the top
 HORIZON = ROLLOUT_LIMIT  # policy decisions simulated before a rollout is cut short and evaluated
 
 Found = tuple[Action, dict[str, str | int]]
@@ -55,7 +56,9 @@ Found = tuple[Action, dict[str, str | int]]
 
 def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) -> list[list[int]]:
     """Hands for every seat: this seat's own, known teammates' (§13), the rest sampled from the
-    pool with each seat's count and, under 憋3, a 3 for each seat that has not played its 3s."""
+    pool with each seat's count and, under 憋3, a 3 for each seat that has not played its 3s;
+    no seat below its lead floor, and (a few deals tried) none that the game passed for in
+    this trick able to beat the top."""
     me = k.seat
     hands = [[0] * NRANKS for _ in range(6)]
     hands[me] = list(k.hand)
@@ -71,6 +74,23 @@ def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) ->
             pool = [max(p - x, 0) for p, x in zip(pool, c, strict=True)]
         else:
             unknown.append(s)
+    top = k.top
+    blocked = [s for s in unknown if s in k.cannot_beat] if top is not None else []
+    for _ in range(DEAL_TRIES):
+        dealt = _deal_once(k, hands, unknown, pool, rng)
+        if top is None or not any(can_beat(dealt[s], top) for s in blocked):
+            break
+    return dealt
+
+
+def _deal_once(
+    k: Knowledge,
+    known: list[list[int]],
+    unknown: list[int],
+    pool: list[int],
+    rng: random.Random,
+) -> list[list[int]]:
+    hands = [list(h) for h in known]
     cards = [r for r in range(NRANKS) for _ in range(pool[r])]
     rng.shuffle(cards)
     need = {s: min(k.counts[s], len(cards)) for s in unknown}
