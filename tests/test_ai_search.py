@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from engine.actions import Action
-from engine.ai.knowledge import from_view, lead_floors
+from engine.ai.knowledge import declined, from_view, lead_floors, sat_out
 from engine.ai.search import deal_hidden
 from engine.cards import NRANKS, THREE, rank_of
 from engine.game import Game
@@ -132,3 +132,53 @@ def test_auto_passed_seats_cannot_beat_the_top_in_deals() -> None:
     g.apply(Action(5, Do.PASS))  # JJ could beat: a pass by choice says nothing for sure
     assert g.asked() == (0, "answer")
     assert from_view(g.view(0), g.log).cannot_beat == frozenset({2, 4})
+
+
+def test_a_pass_by_choice_means_no_whole_group_beats() -> None:
+    """§6: a seat that passes up an opponent's top holds no whole group beating it (it would
+    have played it cheaply); the hard level's deals respect that."""
+    rules = Rules()
+    hands = ["99KK3", "7783", "QQ53", "4453", "JJ63", "5563"]
+    g = Game.from_position(rules, hands, leader=1)
+    g.apply(Action(1, Do.PLAY, "77"))
+    g.apply(Action(2, Do.PASS))  # declines an opponent's 77 while holding QQ
+    assert g.asked() == (4, "answer")  # seat 3's 44 cannot beat: passed for it
+    k = from_view(g.view(4), g.log)
+    assert [(s, str(p)) for s, p in k.declined] == [(2, "77")]
+    assert k.top is not None
+    for i in range(100):
+        dealt = deal_hidden(k, [None] * 6, random.Random(i))
+        pairs = [r for r in range(rank_of("8"), rank_of("2")) if dealt[2][r] == 2]
+        # §8: unless the pair was all it held besides its 3s (passed up to avoid 闷)
+        assert not pairs or sum(dealt[2]) - dealt[2][THREE] == 2, (i, dealt[2])
+    g.apply(Action(4, Do.PASS))  # seat 5's 55 cannot beat: passed for it
+    assert g.asked() == (0, "answer")
+    assert [s for s, _ in from_view(g.view(0), g.log).declined] == [2, 4]
+
+
+def test_passes_that_say_nothing() -> None:
+    """A pass on a teammate's top, or on a 够级 top by a seat other than its owner's 对头 (a
+    declined burn claim, §7), is no evidence."""
+    rules = Rules()
+    log = [Action(1, Do.PLAY, "77"), Action(3, Do.PASS)]
+    assert declined(log, rules) == ()
+    log = [Action(1, Do.PLAY, "KK"), Action(2, Do.PASS), Action(4, Do.PASS)]
+    assert [s for s, _ in declined(log, rules)] == [4]  # seat 4 is seat 1's 对头
+
+
+def test_seats_that_sat_out_a_trick_could_not_beat_its_last_top() -> None:
+    """§6.3: a seat still in play that did nothing in a finished trick was passed for by the
+    game, so it cannot beat the trick's last top; the current trick and a seat that never
+    acts again (it may have left play) say nothing."""
+    rules = Rules()
+    log = [
+        Action(0, Do.PLAY, "77"),
+        Action(1, Do.PLAY, "88"),
+        Action(3, Do.PASS),
+        Action(1, Do.PLAY, "55"),  # seat 1 won its trick and leads again
+        Action(2, Do.PLAY, "66"),
+        Action(4, Do.PASS),
+        Action(5, Do.PASS),
+    ]
+    assert [(s, str(p)) for s, p in sat_out(log, rules)] == [(2, "88"), (4, "88"), (5, "88")]
+    assert sat_out(log[:3], rules) == ()  # the trick is not over

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ..actions import Action
 from ..cards import DECK_COUNTS, NRANKS, THREE, TWO, parse
@@ -49,6 +50,12 @@ class Knowledge:
     # Seats that passed on the current trick without choosing to (§6.3 auto passes: nothing
     # in hand beat the top then, so nothing beats the current, higher top now).
     cannot_beat: frozenset[int] = frozenset()
+    # (seat, top) for each pass by choice on an opponent's top in this trick (see
+    # :func:`declined`): the hard level's deals give such a seat no whole group beating it.
+    declined: tuple[tuple[int, Play], ...] = ()
+    # (seat, play) for each earlier trick a seat took no part in: it could not beat that
+    # trick's last top then, nor can it now (see :func:`sat_out`).
+    sat_out: tuple[tuple[int, Play], ...] = ()
 
     @property
     def bound(self) -> bool:
@@ -160,6 +167,63 @@ def auto_passed(log: Sequence[Action], passed: Iterable[int], rules: Rules) -> f
     return frozenset(s for s in passed if s not in chose)
 
 
+def declined(log: Sequence[Action], rules: Rules) -> tuple[tuple[int, Play], ...]:
+    """Passes by choice in the current trick, each with the top it declined, where they were
+    answers to an opponent (a pass on a 够级 top by a seat other than its owner's 对头 is a
+    declined burn claim, §7, and says nothing). A player who holds a whole group that beats
+    an opponent's top plays it (cheap: nothing is broken, §3, §6 — the normal level always
+    does), so such a pass says the seat held none — unless it was bound by 憋3 and that group
+    was all it held besides its 3s (§8: a penultimate play may be passed up to avoid 闷)."""
+    start = trick_start(log, rules)
+    out: list[tuple[int, Play]] = []
+    top: Action | None = None
+    for act in log[start:]:
+        if act.do == Do.PLAY:
+            top = act
+        elif act.do == Do.PASS and top is not None and (top.seat - act.seat) % 2:
+            p = as_play(parse(top.cards))
+            if p is not None and (not p.gouji or (top.seat - act.seat) % 6 == 3):
+                out.append((act.seat, p))
+    return tuple(out)
+
+
+def sat_out(log: Sequence[Action], rules: Rules) -> tuple[tuple[int, Play], ...]:
+    """For each finished trick (as :func:`trick_start` finds leads), every seat that did
+    nothing in it and took no part after it either — it was active throughout — with the
+    trick's last top: every seat still in play is asked about each new top unless it has
+    passed (§6.2, §7 with burning on: teammates and opponents are asked to burn), so a seat
+    with no action was passed for by the game (§6.3): it could not beat the top then, nor the
+    higher last top (§3), nor can its smaller hand now. Empty unless ``burn`` is on and
+    ``kill_big_joker`` off (without burning, teammates are not asked about a 够级 top)."""
+    if not rules.burn or rules.kill_big_joker:
+        return ()
+    plays = [i for i, a in enumerate(log) if a.do == Do.PLAY]
+    starts: list[int] = []
+    prev: Play | None = None
+    prev_seat = -1
+    for i in plays:
+        p = as_play(parse(log[i].cards))
+        if p is None:
+            continue
+        if prev is None or prev_seat == log[i].seat or not beats(p, prev, rules.kill_big_joker):
+            starts.append(i)
+        prev, prev_seat = p, log[i].seat
+    last_act = {a.seat: i for i, a in enumerate(log)}
+    out: list[tuple[int, Play]] = []
+    for a, b in pairwise(starts):
+        seg = log[a:b]
+        top = next((x for x in reversed(seg) if x.do == Do.PLAY), None)
+        p = as_play(parse(top.cards)) if top is not None else None
+        if p is None:
+            continue
+        acted = {x.seat for x in seg}
+        for s in range(6):
+            # a seat that never acts again may have left play (ranked) during the trick
+            if s not in acted and last_act.get(s, -1) > b:
+                out.append((s, p))
+    return tuple(out)
+
+
 def from_view(
     view: SeatView, log: Sequence[Action], starts: Sequence[int] | None = None
 ) -> Knowledge:
@@ -201,4 +265,6 @@ def from_view(
         threes_played=[per_seat[s][THREE] > 0 for s in range(6)],
         floors=lead_floors(log, view.rules),
         cannot_beat=auto_passed(log, view.passed, view.rules) if top else frozenset(),
+        declined=declined(log, view.rules) if top else (),
+        sat_out=sat_out(log, view.rules),
     )

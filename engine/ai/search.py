@@ -4,8 +4,10 @@ information Monte Carlo with successive halving over a wide set of candidate act
 No hidden information: every determinization is made from the deciding seat's
 :class:`~engine.ai.knowledge.Knowledge` alone (its view and the public log): the pool of unseen
 cards, every seat's count, a 3 for each seat still bound by 憋3, teammates' hands shown by §13
-``partner_cards_at``, and what each seat's leads say (``Knowledge.floors``: players lead their
-lowest group, so no seat is dealt a rank below its lowest lead). The simulated game is a copy
+``partner_cards_at``, and what each seat's leads and passes say (``Knowledge.floors``: players
+lead their lowest group, so no seat is dealt a rank below its lowest lead; ``cannot_beat``,
+``sat_out``: a seat the game passed for cannot beat that top; ``declined``: a seat that passed
+up an opponent's top holds no whole group beating it). The simulated game is a copy
 of the table's game whose hands are all replaced by the sampled ones and whose hand-derived
 facts (the top's §8 penultimate flag) are recomputed from them (``Game.copy(hands=...)``), so
 nothing of the real hidden hands survives.
@@ -48,7 +50,7 @@ Z = 2.0  # …and by this many standard errors of the paired differences
 ROLLOUT_LIMIT = 3000
 SEARCH_FROM_OWN = 14  # search once this seat holds this many cards or fewer…
 SEARCH_FROM_OTHER = 8  # …or another active seat does
-DEAL_TRIES = 8  # deals drawn to find one where the auto-passed seats cannot beat the top
+DEAL_TRIES = 20  # deals drawn to find one that fits all the public evidence
 HORIZON = ROLLOUT_LIMIT  # policy decisions simulated before a rollout is cut short and evaluated
 
 Found = tuple[Action, dict[str, str | int]]
@@ -57,8 +59,9 @@ Found = tuple[Action, dict[str, str | int]]
 def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) -> list[list[int]]:
     """Hands for every seat: this seat's own, known teammates' (§13), the rest sampled from the
     pool with each seat's count and, under 憋3, a 3 for each seat that has not played its 3s;
-    no seat below its lead floor, and (a few deals tried) none that the game passed for in
-    this trick able to beat the top."""
+    no seat below its lead floor, and (of a few deals tried, the one that fits best) none
+    able to beat a top the game passed for it (§6.3), none holding a whole group that beats
+    an opponent's top it chose to pass (:mod:`engine.ai.knowledge`)."""
     me = k.seat
     hands = [[0] * NRANKS for _ in range(6)]
     hands[me] = list(k.hand)
@@ -75,12 +78,39 @@ def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) ->
         else:
             unknown.append(s)
     top = k.top
-    blocked = [s for s in unknown if s in k.cannot_beat] if top is not None else []
+    # what the public log says each hidden hand cannot hold (a deal is drawn a few times and
+    # the one breaking the fewest of these is kept)
+    cannot: list[tuple[int, Play]] = [(s, p) for s, p in k.sat_out if s in unknown]
+    if top is not None:
+        cannot += [(s, top) for s in unknown if s in k.cannot_beat]
+    declined = [(s, p) for s, p in k.declined if s in unknown]
+    best: tuple[int, list[list[int]]] | None = None
     for _ in range(DEAL_TRIES):
         dealt = _deal_once(k, hands, unknown, pool, rng)
-        if top is None or not any(can_beat(dealt[s], top) for s in blocked):
+        if not cannot and not declined:
+            return dealt
+        broken = sum(1 for s, p in cannot if can_beat(dealt[s], p)) + sum(
+            1 for s, p in declined if _whole_beat(dealt[s], p, k.rules.bie3)
+        )
+        if best is None or broken < best[0]:
+            best = (broken, dealt)
+        if broken == 0:
             break
-    return dealt
+    assert best is not None
+    return best[1]
+
+
+def _whole_beat(h: list[int], top: Play, bie3: bool) -> bool:
+    """Does ``h`` hold a whole plain group beating ``top`` that a player would not have passed
+    up (:func:`~engine.ai.knowledge.declined`)?"""
+    sh = top.shape
+    if sh.big or sh.small or sh.base < 0:
+        return False
+    rest = sum(h) - (h[THREE] if bie3 else 0)
+    return any(
+        h[b] == sh.body and not (bie3 and h[THREE] and rest == h[b])
+        for b in range(sh.base + 1, TWO)
+    )
 
 
 def _deal_once(
