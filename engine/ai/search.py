@@ -46,7 +46,7 @@ from .play_policy import answer_cost, body_ranks, decide_play
 MIN_ROUNDS = 6  # below this many determinizations the normal choice is kept
 MAX_CANDIDATES = 4
 MARGIN = 0.02  # another candidate must beat the normal choice by this much (result units)…
-Z = 2.0  # …and by this many standard errors of the paired differences
+Z = 1.5  # …and by this many standard errors of the paired differences
 ROLLOUT_LIMIT = 3000
 SEARCH_FROM_OWN = 14  # search once this seat holds this many cards or fewer…
 SEARCH_FROM_OTHER = 8  # …or another active seat does
