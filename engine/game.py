@@ -151,13 +151,19 @@ class Game(Flow):
 
     def apply(self, action: Action) -> list[Event]:
         play = self.check(action)
-        seat, ask = self.ask  # type: ignore[misc]
         self.log.append(action)
+        return self.carry_out(action.do, play)
+
+    def carry_out(self, do: str, play: Play | None) -> list[Event]:
+        """The effects of the asked seat's action, already checked (:meth:`check` gave
+        ``play``), without logging it: :meth:`apply` after its checks, and a search's rollouts,
+        which only make legal moves, directly (a speed path: nothing is checked twice)."""
+        seat, ask = self.ask  # type: ignore[misc]
         self.last_actor = seat
         events: list[Event] = []
         if play is not None:
             self._play(seat, ask, play, events)
-        elif action.do == Do.YIELD:
+        elif do == Do.YIELD:
             events.append(Event(EventType.YIELD, seat))
             self.queue.popleft()
             self.yielded = seat

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 from .cards import (
     ACE,
@@ -57,8 +56,16 @@ class Play:
     def __repr__(self) -> str:
         return f"Play.parse({fmt(self.counts)!r})"
 
-    @cached_property
+    @property
     def shape(self) -> Shape:
+        # memoized by hand: functools.cached_property takes a lock on every read (Python 3.11),
+        # which a search's rollouts feel
+        memo: Shape | None = self.__dict__.get("_shape")
+        if memo is None:
+            memo = self.__dict__["_shape"] = self._shape()
+        return memo
+
+    def _shape(self) -> Shape:
         c = self.counts
         base = -1
         for r in range(TWO):
@@ -83,9 +90,15 @@ class Play:
         c = self.counts
         return bool(c[TWO] or c[SMALL] or c[BIG])
 
-    @cached_property
+    @property
     def gouji(self) -> bool:
         """§4: a joker, rank 2 after converting, or the threshold count for T J Q K A."""
+        memo: bool | None = self.__dict__.get("_gouji")
+        if memo is None:
+            memo = self.__dict__["_gouji"] = self._gouji()
+        return memo
+
+    def _gouji(self) -> bool:
         sh = self.shape
         if sh.big or sh.small or sh.base == TWO:
             return True

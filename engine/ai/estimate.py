@@ -46,8 +46,7 @@ def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None
         return 0.0
     if gouji is None:
         gouji = play.gouji and not k.four_way and not k.headless[k.seat]
-    sim = k.sim_hands
-    cards = pool_list(k.pool) if sim is None else []
+    cards = pool_list(k.pool)
     me = k.seat
     miss = 1.0
     for s in range(6):
@@ -58,10 +57,7 @@ def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None
             if not k.rules.burn:
                 continue
             weight = 0.5
-        if sim is not None:
-            p = 1.0 if can_beat(sim[s], play, kbj) else 0.0
-        else:
-            p = _sample_beats(cards, k.counts[s], play, kbj, rng)
+        p = _sample_beats(cards, k.counts[s], play, kbj, rng)
         miss *= 1.0 - weight * p
     return 1.0 - miss
 
@@ -72,9 +68,6 @@ def penult_chance(k: Knowledge, seat: int) -> float:
     are drawn from the pool without the 3s reserved for the other bound hidden seats."""
     if not k.rules.bie3 or not k.active[seat] or k.threes_played[seat]:
         return 0.0
-    if k.sim_hands is not None:
-        h = k.sim_hands[seat]
-        return 1.0 if h[THREE] and h[THREE] == sum(h) else 0.0
     n = k.counts[seat]
     if n <= 0:
         return 0.0
@@ -98,8 +91,8 @@ def likely_penultimate(k: Knowledge, seat: int) -> bool:
     the end, so a bound seat with only a few cards left (no more than the unseen 3s) is
     taken to hold only 3s — measured in the arena, this aggressive guess smothers more than
     the card-counting chance of :func:`penult_chance` alone."""
-    if k.sim_hands is not None or penult_chance(k, seat) >= PENULT_LIKELY:
-        return penult_chance(k, seat) >= PENULT_LIKELY
+    if penult_chance(k, seat) >= PENULT_LIKELY:
+        return True
     if not k.rules.bie3 or not k.active[seat] or k.threes_played[seat]:
         return False
     n = k.counts[seat]
@@ -109,9 +102,6 @@ def likely_penultimate(k: Knowledge, seat: int) -> bool:
 def burn_success_chance(k: Knowledge, burner: int, rng: random.Random) -> float:
     """The chance that the burning ``burner`` can meet the burn duty (§7) with its hidden hand,
     if its leads stand: hands of its count drawn from the pool (a 3 kept under 憋3)."""
-    if k.sim_hands is not None:
-        h = k.sim_hands[burner]
-        return 1.0 if duty_feasible(h, k.rules.bie3 and h[THREE] > 0) else 0.0
     n = k.counts[burner]
     cards = pool_list(k.pool)
     bound = k.rules.bie3 and not k.threes_played[burner]

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ..actions import Action
-from ..cards import DECK_COUNTS, NRANKS, THREE, parse
+from ..cards import DECK_COUNTS, NRANKS, THREE, TWO, parse
 from ..events import Event
-from ..plays import Play
+from ..plays import Play, as_play, beats
 from ..rules import Rules
 from ..view import SeatView
 from ..vocab import Do, Status
@@ -43,9 +44,18 @@ class Knowledge:
     headless: list[bool]
     pool: list[int]  # hidden cards: other live hands and dead cards, counts by rank
     threes_played: list[bool]  # per seat: has played its 3s (so holds none)
-    # Inside a search's simulated game only: every seat's (sampled) hand, read instead of
-    # sampling hidden hands again. Never set from a real game.
-    sim_hands: list[list[int]] | None = None
+    # Per seat: the lowest rank (3..A) it may still hold, read from its leads (see
+    # :func:`lead_floors`); 0 where nothing is known. Only the hard level's deals read it.
+    floors: list[int] | None = None
+    # Seats that passed on the current trick without choosing to (§6.3 auto passes: nothing
+    # in hand beat the top then, so nothing beats the current, higher top now).
+    cannot_beat: frozenset[int] = frozenset()
+    # (seat, top) for each pass by choice on an opponent's top in this trick (see
+    # :func:`declined`): the hard level's deals give such a seat no whole group beating it.
+    declined: tuple[tuple[int, Play], ...] = ()
+    # (seat, play) for each earlier trick a seat took no part in: it could not beat that
+    # trick's last top then, nor can it now (see :func:`sat_out`).
+    sat_out: tuple[tuple[int, Play], ...] = ()
 
     @property
     def bound(self) -> bool:
@@ -90,6 +100,130 @@ def played_cards(log: Sequence[Action]) -> tuple[list[int], list[list[int]]]:
     return total, per_seat
 
 
+def lead_floors(log: Sequence[Action], rules: Rules) -> list[int]:
+    """Per seat, the lowest rank it may still hold among 3..A (4..A under 憋3, whose 3s go
+    last, §8), read from the public log: players lead their lowest group, whole (§6 — the
+    normal level always does, and so do most people), so a seat that led a plain group of
+    rank r holds nothing of that rank or lower, and hands only shrink. A play is taken for a
+    lead when it follows the same seat's play or cannot beat the play before it (§3); 开点
+    leads (§9), which may skip lower groups, and plays with 2s or jokers say nothing."""
+    floors = [0] * 6
+    prev: Action | None = None
+    prev_play: Play | None = None
+    for act in log:
+        if act.do != Do.PLAY:
+            continue
+        p = as_play(parse(act.cards))
+        if p is None:
+            continue
+        lead = (
+            prev is None
+            or prev_play is None
+            or prev.seat == act.seat
+            or not beats(p, prev_play, rules.kill_big_joker)
+        )
+        prev, prev_play = act, p
+        base = p.shape.base
+        if not lead or base < 0 or base >= TWO or p.has_money_or_flower or p.kaidian:
+            continue
+        # a group is led whole, so its own rank is gone too
+        floors[act.seat] = max(floors[act.seat], base + 1)
+    return floors
+
+
+def trick_start(log: Sequence[Action], rules: Rules) -> int:
+    """Index in ``log`` of the current trick's lead, as :func:`lead_floors` recognizes leads
+    (an answer is never taken for a lead; a lead may be taken for an answer, which only makes
+    the trick look longer)."""
+    start = 0
+    prev: Action | None = None
+    prev_play: Play | None = None
+    for i, act in enumerate(log):
+        if act.do != Do.PLAY:
+            continue
+        p = as_play(parse(act.cards))
+        if p is None:
+            continue
+        if (
+            prev is None
+            or prev_play is None
+            or prev.seat == act.seat
+            or not beats(p, prev_play, rules.kill_big_joker)
+        ):
+            start = i
+        prev, prev_play = act, p
+    return start
+
+
+def auto_passed(log: Sequence[Action], passed: Iterable[int], rules: Rules) -> frozenset[int]:
+    """The seats of ``passed`` (this trick) that did not pass by choice: no ``pass`` of theirs
+    in the log since the trick's lead, so the game passed for them (§6.3): they could not
+    beat the top then, and a later top of the trick is higher (§3). Empty under
+    ``kill_big_joker`` (§13), whose 二杀一 changes a play's size."""
+    if rules.kill_big_joker:
+        return frozenset()
+    start = trick_start(log, rules)
+    chose = {a.seat for a in log[start:] if a.do == Do.PASS}
+    return frozenset(s for s in passed if s not in chose)
+
+
+def declined(log: Sequence[Action], rules: Rules) -> tuple[tuple[int, Play], ...]:
+    """Passes by choice in the current trick, each with the top it declined, where they were
+    answers to an opponent (a pass on a 够级 top by a seat other than its owner's 对头 is a
+    declined burn claim, §7, and says nothing). A player who holds a whole group that beats
+    an opponent's top plays it (cheap: nothing is broken, §3, §6 — the normal level always
+    does), so such a pass says the seat held none — unless it was bound by 憋3 and that group
+    was all it held besides its 3s (§8: a penultimate play may be passed up to avoid 闷)."""
+    start = trick_start(log, rules)
+    out: list[tuple[int, Play]] = []
+    top: Action | None = None
+    for act in log[start:]:
+        if act.do == Do.PLAY:
+            top = act
+        elif act.do == Do.PASS and top is not None and (top.seat - act.seat) % 2:
+            p = as_play(parse(top.cards))
+            if p is not None and (not p.gouji or (top.seat - act.seat) % 6 == 3):
+                out.append((act.seat, p))
+    return tuple(out)
+
+
+def sat_out(log: Sequence[Action], rules: Rules) -> tuple[tuple[int, Play], ...]:
+    """For each finished trick (as :func:`trick_start` finds leads), every seat that did
+    nothing in it and took no part after it either — it was active throughout — with the
+    trick's last top: every seat still in play is asked about each new top unless it has
+    passed (§6.2, §7 with burning on: teammates and opponents are asked to burn), so a seat
+    with no action was passed for by the game (§6.3): it could not beat the top then, nor the
+    higher last top (§3), nor can its smaller hand now. Empty unless ``burn`` is on and
+    ``kill_big_joker`` off (without burning, teammates are not asked about a 够级 top)."""
+    if not rules.burn or rules.kill_big_joker:
+        return ()
+    plays = [i for i, a in enumerate(log) if a.do == Do.PLAY]
+    starts: list[int] = []
+    prev: Play | None = None
+    prev_seat = -1
+    for i in plays:
+        p = as_play(parse(log[i].cards))
+        if p is None:
+            continue
+        if prev is None or prev_seat == log[i].seat or not beats(p, prev, rules.kill_big_joker):
+            starts.append(i)
+        prev, prev_seat = p, log[i].seat
+    last_act = {a.seat: i for i, a in enumerate(log)}
+    out: list[tuple[int, Play]] = []
+    for a, b in pairwise(starts):
+        seg = log[a:b]
+        top = next((x for x in reversed(seg) if x.do == Do.PLAY), None)
+        p = as_play(parse(top.cards)) if top is not None else None
+        if p is None:
+            continue
+        acted = {x.seat for x in seg}
+        for s in range(6):
+            # a seat that never acts again may have left play (ranked) during the trick
+            if s not in acted and last_act.get(s, -1) > b:
+                out.append((s, p))
+    return tuple(out)
+
+
 def from_view(
     view: SeatView, log: Sequence[Action], starts: Sequence[int] | None = None
 ) -> Knowledge:
@@ -129,4 +263,8 @@ def from_view(
         headless=list(view.headless),
         pool=[max(p, 0) for p in pool],
         threes_played=[per_seat[s][THREE] > 0 for s in range(6)],
+        floors=lead_floors(log, view.rules),
+        cannot_beat=auto_passed(log, view.passed, view.rules) if top else frozenset(),
+        declined=declined(log, view.rules) if top else (),
+        sat_out=sat_out(log, view.rules),
     )

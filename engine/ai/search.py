@@ -4,16 +4,23 @@ information Monte Carlo with successive halving over a wide set of candidate act
 No hidden information: every determinization is made from the deciding seat's
 :class:`~engine.ai.knowledge.Knowledge` alone (its view and the public log): the pool of unseen
 cards, every seat's count, a 3 for each seat still bound by 憋3, teammates' hands shown by §13
-``partner_cards_at``. The simulated game is a copy of the table's game whose hands are all
-replaced by the sampled ones and whose hand-derived facts (the top's §8 penultimate flag) are
-recomputed from them (``Game.copy(hands=...)``), so nothing of the real hidden hands survives.
+``partner_cards_at``, and what each seat's leads and passes say (``Knowledge.floors``: players
+lead their lowest group, so no seat is dealt a rank below its lowest lead; ``cannot_beat``,
+``sat_out``: a seat the game passed for cannot beat that top; ``declined``: a seat that passed
+up an opponent's top holds no whole group beating it). The simulated game is a copy
+of the table's game whose hands are all replaced by the sampled ones and whose hand-derived
+facts (the top's §8 penultimate flag) are recomputed from them (``Game.copy(hands=...)``), so
+nothing of the real hidden hands survives.
 
 The search runs only late in the game (:func:`worth_searching`), where rollouts are short.
-Each candidate is played out to the end of the game with the normal policy (reading the
-simulated hands instead of sampling them, so it is fast) for all six seats, on the same deals
-and rollout seeds for every candidate (common random numbers). Candidates are halved by their
-mean result; the survivor replaces the normal choice only when it is better by a margin that
-the paired differences support.
+Each candidate is played out to the end of the game with the normal policy for all six seats,
+on the same deals and rollout seeds for every candidate (common random numbers). Each rollout
+seat decides as at a real table, from its own hand and the cards it has not seen (its
+estimates sample them), never from the simulated hands of the others: rollouts whose players
+see through the cards play a different game from the one at the table (the arena agrees).
+Moves are carried out without the game's checks (``Game.carry_out``: the policy only picks
+legal ones). Candidates are halved by their mean result; the survivor replaces the normal
+choice only when it is better by a margin that the paired differences support.
 """
 
 from __future__ import annotations
@@ -25,24 +32,25 @@ import threading
 import time
 
 from ..actions import Action
-from ..cards import BIG, DECK_COUNTS, NRANKS, SMALL, THREE, TWO, minus, parse
+from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus, parse
 from ..game import Game
-from ..legal import Legal, duty_feasible
+from ..legal import Legal, can_beat, duty_feasible
 from ..plays import Play, as_play
 from ..ranking import compute_ranks, score
 from ..seats import team
 from ..view import SeatView
-from ..vocab import Ask, Do
+from ..vocab import Ask, Do, Status
 from .knowledge import Knowledge
 from .play_policy import answer_cost, body_ranks, decide_play
 
 MIN_ROUNDS = 6  # below this many determinizations the normal choice is kept
 MAX_CANDIDATES = 4
 MARGIN = 0.02  # another candidate must beat the normal choice by this much (result units)…
-Z = 1.0  # …and by this many standard errors of the paired differences
+Z = 1.5  # …and by this many standard errors of the paired differences
 ROLLOUT_LIMIT = 3000
 SEARCH_FROM_OWN = 14  # search once this seat holds this many cards or fewer…
 SEARCH_FROM_OTHER = 8  # …or another active seat does
+DEAL_TRIES = 20  # deals drawn to find one that fits all the public evidence
 HORIZON = ROLLOUT_LIMIT  # policy decisions simulated before a rollout is cut short and evaluated
 
 Found = tuple[Action, dict[str, str | int]]
@@ -50,7 +58,10 @@ Found = tuple[Action, dict[str, str | int]]
 
 def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) -> list[list[int]]:
     """Hands for every seat: this seat's own, known teammates' (§13), the rest sampled from the
-    pool with each seat's count and, under 憋3, a 3 for each seat that has not played its 3s."""
+    pool with each seat's count and, under 憋3, a 3 for each seat that has not played its 3s;
+    no seat below its lead floor, and (of a few deals tried, the one that fits best) none
+    able to beat a top the game passed for it (§6.3), none holding a whole group that beats
+    an opponent's top it chose to pass (:mod:`engine.ai.knowledge`)."""
     me = k.seat
     hands = [[0] * NRANKS for _ in range(6)]
     hands[me] = list(k.hand)
@@ -66,6 +77,50 @@ def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) ->
             pool = [max(p - x, 0) for p, x in zip(pool, c, strict=True)]
         else:
             unknown.append(s)
+    top = k.top
+    # what the public log says each hidden hand cannot hold (a deal is drawn a few times and
+    # the one breaking the fewest of these is kept)
+    cannot: list[tuple[int, Play]] = [(s, p) for s, p in k.sat_out if s in unknown]
+    if top is not None:
+        cannot += [(s, top) for s in unknown if s in k.cannot_beat]
+    declined = [(s, p) for s, p in k.declined if s in unknown]
+    best: tuple[int, list[list[int]]] | None = None
+    for _ in range(DEAL_TRIES):
+        dealt = _deal_once(k, hands, unknown, pool, rng)
+        if not cannot and not declined:
+            return dealt
+        broken = sum(1 for s, p in cannot if can_beat(dealt[s], p)) + sum(
+            1 for s, p in declined if _whole_beat(dealt[s], p, k.rules.bie3)
+        )
+        if best is None or broken < best[0]:
+            best = (broken, dealt)
+        if broken == 0:
+            break
+    assert best is not None
+    return best[1]
+
+
+def _whole_beat(h: list[int], top: Play, bie3: bool) -> bool:
+    """Does ``h`` hold a whole plain group beating ``top`` that a player would not have passed
+    up (:func:`~engine.ai.knowledge.declined`)?"""
+    sh = top.shape
+    if sh.big or sh.small or sh.base < 0:
+        return False
+    rest = sum(h) - (h[THREE] if bie3 else 0)
+    return any(
+        h[b] == sh.body and not (bie3 and h[THREE] and rest == h[b])
+        for b in range(sh.base + 1, TWO)
+    )
+
+
+def _deal_once(
+    k: Knowledge,
+    known: list[list[int]],
+    unknown: list[int],
+    pool: list[int],
+    rng: random.Random,
+) -> list[list[int]]:
+    hands = [list(h) for h in known]
     cards = [r for r in range(NRANKS) for _ in range(pool[r])]
     rng.shuffle(cards)
     need = {s: min(k.counts[s], len(cards)) for s in unknown}
@@ -75,6 +130,13 @@ def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) ->
                 cards.remove(THREE)
                 hands[s][THREE] += 1
                 need[s] -= 1
+    floors = k.floors
+    if (
+        floors is not None
+        and any(floors[s] for s in unknown)
+        and _deal_with_floors(hands, unknown, need, floors, cards, k.rules.bie3, rng)
+    ):
+        return hands
     pos = 0
     for s in unknown:
         n = min(need[s], len(cards) - pos)
@@ -84,30 +146,80 @@ def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) ->
     return hands
 
 
-def sim_knowledge(sim: Game, seat: int, played: list[int]) -> Knowledge:
-    """A rollout seat's knowledge, read from the simulated game (all of it sampled)."""
-    hand = sim.hands[seat]
+def _deal_with_floors(
+    hands: list[list[int]],
+    unknown: list[int],
+    need: dict[int, int],
+    floors: list[int],
+    cards: list[int],
+    bie3: bool,
+    rng: random.Random,
+) -> bool:
+    """Deal ``cards`` to the ``unknown`` seats so that none gets a rank below its floor
+    (:func:`~engine.ai.knowledge.lead_floors`; 3s exempt under 憋3): lowest ranks first, each
+    card to a seat that may hold it, chosen in proportion to the cards it still needs — the
+    cards nobody needs (those of seats out of play) being one more such recipient. False
+    (``hands`` untouched) when the floors cannot all be met."""
+    left = dict(need)
+    dead = len(cards) - sum(left.values())
+    got: dict[int, list[int]] = {s: [] for s in unknown}
+    for r in sorted(cards):
+        free = r == THREE and bie3
+        ok = [s for s in unknown if left[s] and (free or r >= floors[s])]
+        total = dead + sum(left[s] for s in ok)
+        if total == 0:
+            return False
+        x = rng.randrange(total)
+        if x < dead:
+            dead -= 1
+            continue
+        x -= dead
+        for s in ok:
+            x -= left[s]
+            if x < 0:
+                left[s] -= 1
+                got[s].append(r)
+                break
+    if any(left.values()):
+        return False
+    for s, rs in got.items():
+        for r in rs:
+            hands[s][r] += 1
+    return True
+
+
+def sim_knowledge(sim: Game, seat: int, unseen: list[int]) -> Knowledge:
+    """A rollout seat's knowledge, read from the simulated game (all of it sampled);
+    ``unseen`` counts the cards not played yet, by rank."""
+    hands = sim.hands
+    hand = hands[seat]
     top = sim.top
     ask = sim.ask
+    active = [st is Status.ACTIVE for st in sim.status]
+    yaotou = sim.yaotou
+    stood = sim.yaotou_stood
     return Knowledge(
         seat=seat,
         rules=sim.rules,
         ask=ask[1] if ask else "",
-        hand=list(hand),
+        hand=hand,  # read only by the policy
         top_seat=top.seat if top else None,
         top=top.play if top else None,
         top_gouji=top.gouji if top else False,
         top_burn=top.burn if top else False,
         burning=sim.burning,
         four_way=sim.four_way,
-        counts=[sum(h) if sim.active(s) else 0 for s, h in enumerate(sim.hands)],
-        active=[sim.active(s) for s in range(6)],
+        counts=[sum(h) if a else 0 for h, a in zip(hands, active, strict=True)],
+        active=active,
         passed=frozenset(sim.passed),
-        opened=list(sim.opened),
-        headless=[sim.headless(s) for s in range(6)],
-        pool=[max(DECK_COUNTS[r] - hand[r] - played[r], 0) for r in range(NRANKS)],
-        threes_played=[sim.status[s] != "active" for s in range(6)],
-        sim_hands=sim.hands,
+        opened=sim.opened,
+        # Flow.headless, on the list of active seats (§12 无头, §5.4 要头)
+        headless=[
+            active[s] and not active[(s + 3) % 6] and not (s in yaotou and stood[s] < 3)
+            for s in range(6)
+        ],
+        pool=[u - h if u > h else 0 for u, h in zip(unseen, hand, strict=True)],
+        threes_played=[not a for a in active],
     )
 
 
@@ -133,14 +245,14 @@ def _plan(h: list[int], bie3: bool) -> float:
 
 
 def rollout(
-    sim: Game, me: int, played: list[int], rng: random.Random, horizon: int = ROLLOUT_LIMIT
+    sim: Game, me: int, unseen: list[int], rng: random.Random, horizon: int = ROLLOUT_LIMIT
 ) -> float:
     """Play ``sim`` with the normal policy, to the end or for ``horizon`` decisions (then
     :func:`evaluate`); the result for ``me``'s team: +1 a win, 0.5 a tie, 0 a loss, plus a
     little for the margin."""
     steps = 0
-    while (ask := sim.asked()) is not None:
-        seat, kind = ask
+    while not sim.over:
+        seat, kind = sim.ask  # type: ignore[misc]
         top = sim.top
         if (
             kind != Ask.LEAD
@@ -148,18 +260,19 @@ def rollout(
             and (top.seat - seat) % 2 == 0
             and not (kind != Ask.BURN and sum(sim.hands[seat]) <= top.play.size)
         ):
-            sim.apply(Action(seat, Do.PASS))  # the normal policy rarely beats a teammate
+            sim.carry_out(Do.PASS, None)  # the normal policy rarely beats a teammate
             continue
-        k = sim_knowledge(sim, seat, played)
+        k = sim_knowledge(sim, seat, unseen)
         if kind == Ask.LEAD and sim.burning != seat:
             ch = decide_play(k, (), False, rng)  # an ordinary lead reads the hand only
         else:
             legal = sim.legal(seat)
             ch = decide_play(k, legal.plays, legal.can_yield, rng)
-        sim.apply(Action(seat, Do(ch.do), str(ch.play) if ch.play is not None else ""))
+        # the policy picks among legal moves, so the game's checks are skipped (a speed path)
+        sim.carry_out(ch.do, ch.play)
         if ch.play is not None:
             for r, n in enumerate(ch.play.counts):
-                played[r] += n
+                unseen[r] -= n
         steps += 1
         if steps > horizon:
             break
@@ -264,7 +377,7 @@ def search(
     if len(cands) < 2:
         return None
     partners = list(view.partner_hands)
-    base_played = [DECK_COUNTS[r] - k.hand[r] - k.pool[r] for r in range(NRANKS)]
+    base_unseen = [k.hand[r] + k.pool[r] for r in range(NRANKS)]  # not played yet
     # results[i][j]: candidate i in determinization j (the same deal and rollout seed for all
     # live candidates: common random numbers, so differences are compared pair by pair)
     results: list[list[float]] = [[] for _ in cands]
@@ -289,11 +402,11 @@ def search(
             act = cands[i]
             sim = game.copy(hands=hands, keep_log=False)  # rollouts count cards themselves
             sim.apply(act)
-            played = list(base_played)
+            unseen = list(base_unseen)
             if act.cards:
                 for r, n in enumerate(parse(act.cards)):
-                    played[r] += n
-            results[i].append(rollout(sim, k.seat, played, random.Random(seed), HORIZON))
+                    unseen[r] -= n
+            results[i].append(rollout(sim, k.seat, unseen, random.Random(seed), HORIZON))
         rounds += 1
         # successive halving: after 4, 8, 16… rounds keep the better half (the normal choice
         # always stays, as the reference)

@@ -1,0 +1,184 @@
+"""The hard level's search (engine.ai.search): the unchecked speed path of its rollouts equals
+the checked one, what leads and auto passes say about hands (lead floors, seats that cannot
+beat the top), and deals that respect them."""
+
+from __future__ import annotations
+
+import random
+
+from engine.actions import Action
+from engine.ai.knowledge import declined, from_view, lead_floors, sat_out
+from engine.ai.search import deal_hidden
+from engine.cards import NRANKS, THREE, rank_of
+from engine.game import Game
+from engine.legal import can_beat
+from engine.match import Match
+from engine.playout import random_action
+from engine.rules import Rules
+from engine.vocab import Do
+
+
+def _state(g: Game) -> tuple[object, ...]:
+    return (
+        g.hands,
+        g.status,
+        g.top,
+        g.ask,
+        list(g.queue),
+        g.passed,
+        g.ranks,
+        g.burning,
+        g.four_way,
+        g.over,
+        g.opened,
+        g.men,
+        g.shao,
+    )
+
+
+def test_carry_out_equals_apply() -> None:
+    """Game.carry_out (rollouts: no checks, no log) makes exactly the moves Game.apply does."""
+    for seed in range(12):
+        match = Match(Rules(), seed=40 + seed)
+        match.new_game()
+        while match.game is None:  # the deal phase: the first option each time
+            ask = match.asked()
+            assert ask is not None
+            match.apply(match.choices(ask[0]).options[0])
+        a = match.game
+        b = a.copy()
+        rng = random.Random(seed)
+        steps = 0
+        while a.asked() is not None:
+            act = random_action(a, rng)
+            play = b.check(act)
+            ev_a = a.apply(act)
+            ev_b = b.carry_out(act.do, play)
+            assert ev_a == ev_b
+            assert _state(a) == _state(b)
+            steps += 1
+        assert b.over and b.score() == a.score() and steps > 20
+        assert len(b.log) < len(a.log)  # carry_out leaves the log alone
+
+
+def test_lead_floors_read_leads_not_answers() -> None:
+    rules = Rules()  # 憋3 on: 3s are no floor
+    hands = ["5566QQ3", "7788KK3", "99TT3", "JJAA3", "4444883", "6699TT3"]
+    g = Game.from_position(rules, hands, leader=0)
+    g.apply(Action(0, Do.PLAY, "55"))  # a lead: seat 0 holds nothing below 5 (but 3s)
+    assert lead_floors(g.log, rules)[0] == rank_of("6")
+    assert g.asked() is not None
+    seat = g.asked()[0]  # type: ignore[index]
+    beat = next(p for p in g.legal(seat).plays)
+    g.apply(Action(seat, Do.PLAY, str(beat)))  # an answer says nothing about low cards
+    floors = lead_floors(g.log, rules)
+    assert floors[seat] == 0 and floors[0] == rank_of("6")
+
+
+def test_lead_floors_mark_a_lead_that_cannot_beat_the_play_before() -> None:
+    rules = Rules()
+    log = [
+        Action(0, Do.PLAY, "99"),
+        Action(1, Do.PLAY, "KK"),  # beats 99: taken for an answer
+        Action(2, Do.PLAY, "7"),  # cannot beat KK: a new trick's lead
+        Action(2, Do.PLAY, "88"),  # the same seat again: a lead (it won its own trick)
+        Action(3, Do.PLAY, "2"),  # a 2: says nothing
+        Action(4, Do.PLAY, "TTTTT"),  # 开点牌 (§4, §9): may skip lower groups, says nothing
+    ]
+    floors = lead_floors(log, rules)
+    assert floors == [rank_of("T"), 0, rank_of("9"), 0, 0, 0]
+
+
+def test_deals_respect_lead_floors_and_counts() -> None:
+    rules = Rules()
+    hands = ["5566QQ3", "7788KK3", "99TT3", "JJAA3", "4444883", "6699TT3"]
+    g = Game.from_position(rules, hands, leader=0)
+    g.apply(Action(0, Do.PLAY, "55"))
+    while g.asked() is not None and g.asked()[1] != "lead":  # type: ignore[index]
+        g.apply(Action(g.asked()[0], Do.PASS))  # type: ignore[index]
+    # seat 0 won the trick and leads again; seat 2 (its teammate) is the one to watch
+    g.apply(Action(0, Do.PLAY, "66"))
+    k = from_view(g.view(1), g.log)
+    assert k.floors is not None and k.floors[0] == rank_of("7")
+    partners = [None] * 6
+    for i in range(200):
+        dealt = deal_hidden(k, list(partners), random.Random(i))
+        for s in range(6):
+            assert sum(dealt[s]) == k.counts[s]
+        low = [r for r in range(THREE + 1, k.floors[0]) if dealt[0][r]]
+        assert not low, (i, dealt[0])
+        assert dealt[0][THREE] >= 1  # bound by 憋3: still holds a 3
+    assert all(x >= 0 for h in dealt for x in h) and len(dealt[0]) == NRANKS
+
+
+def test_auto_passed_seats_cannot_beat_the_top_in_deals() -> None:
+    """A seat the game passed for (§6.3) is dealt no hand beating the top; a seat that chose to
+    pass may hold anything."""
+    rules = Rules()
+    hands = ["77QQ3", "88AA3", "44563", "TT3", "5553", "99JJ3"]
+    g = Game.from_position(rules, hands, leader=0)
+    g.apply(Action(0, Do.PLAY, "77"))
+    g.apply(Action(1, Do.PLAY, "88"))  # seat 2's 44 cannot beat: the game passes for it
+    assert g.asked() == (3, "answer")
+    g.apply(Action(3, Do.PLAY, "TT"))
+    assert g.asked() == (5, "answer")  # seat 4's 55 cannot beat TT: passed for it too
+    k = from_view(g.view(5), g.log)
+    assert k.cannot_beat == frozenset({2, 4})
+    assert k.top is not None
+    for i in range(100):
+        dealt = deal_hidden(k, [None] * 6, random.Random(i))
+        for s in k.cannot_beat:
+            assert not can_beat(dealt[s], k.top), (i, s, dealt[s])
+    g.apply(Action(5, Do.PASS))  # JJ could beat: a pass by choice says nothing for sure
+    assert g.asked() == (0, "answer")
+    assert from_view(g.view(0), g.log).cannot_beat == frozenset({2, 4})
+
+
+def test_a_pass_by_choice_means_no_whole_group_beats() -> None:
+    """§6: a seat that passes up an opponent's top holds no whole group beating it (it would
+    have played it cheaply); the hard level's deals respect that."""
+    rules = Rules()
+    hands = ["99KK3", "7783", "QQ53", "4453", "JJ63", "5563"]
+    g = Game.from_position(rules, hands, leader=1)
+    g.apply(Action(1, Do.PLAY, "77"))
+    g.apply(Action(2, Do.PASS))  # declines an opponent's 77 while holding QQ
+    assert g.asked() == (4, "answer")  # seat 3's 44 cannot beat: passed for it
+    k = from_view(g.view(4), g.log)
+    assert [(s, str(p)) for s, p in k.declined] == [(2, "77")]
+    assert k.top is not None
+    for i in range(100):
+        dealt = deal_hidden(k, [None] * 6, random.Random(i))
+        pairs = [r for r in range(rank_of("8"), rank_of("2")) if dealt[2][r] == 2]
+        # §8: unless the pair was all it held besides its 3s (passed up to avoid 闷)
+        assert not pairs or sum(dealt[2]) - dealt[2][THREE] == 2, (i, dealt[2])
+    g.apply(Action(4, Do.PASS))  # seat 5's 55 cannot beat: passed for it
+    assert g.asked() == (0, "answer")
+    assert [s for s, _ in from_view(g.view(0), g.log).declined] == [2, 4]
+
+
+def test_passes_that_say_nothing() -> None:
+    """A pass on a teammate's top, or on a 够级 top by a seat other than its owner's 对头 (a
+    declined burn claim, §7), is no evidence."""
+    rules = Rules()
+    log = [Action(1, Do.PLAY, "77"), Action(3, Do.PASS)]
+    assert declined(log, rules) == ()
+    log = [Action(1, Do.PLAY, "KK"), Action(2, Do.PASS), Action(4, Do.PASS)]
+    assert [s for s, _ in declined(log, rules)] == [4]  # seat 4 is seat 1's 对头
+
+
+def test_seats_that_sat_out_a_trick_could_not_beat_its_last_top() -> None:
+    """§6.3: a seat still in play that did nothing in a finished trick was passed for by the
+    game, so it cannot beat the trick's last top; the current trick and a seat that never
+    acts again (it may have left play) say nothing."""
+    rules = Rules()
+    log = [
+        Action(0, Do.PLAY, "77"),
+        Action(1, Do.PLAY, "88"),
+        Action(3, Do.PASS),
+        Action(1, Do.PLAY, "55"),  # seat 1 won its trick and leads again
+        Action(2, Do.PLAY, "66"),
+        Action(4, Do.PASS),
+        Action(5, Do.PASS),
+    ]
+    assert [(s, str(p)) for s, p in sat_out(log, rules)] == [(2, "88"), (4, "88"), (5, "88")]
+    assert sat_out(log[:3], rules) == ()  # the trick is not over
