@@ -152,19 +152,16 @@ class Sender:
     async def _deliver(self, out: Out) -> None:
         slot = out.slot
         msg_id = None if slot is None or out.new else self.slot_id(*slot)
+        now = digest(out)  # what the message is to show
         if slot is not None and msg_id is not None:
             shown = self._shown.get(slot)
-            if (
-                shown is not None
-                and shown.photo_key == out.photo_key
-                and shown.digest == digest(out)
-            ):
+            if shown is not None and shown.photo_key == out.photo_key and shown.digest == now:
                 return  # nothing changed: no call
-            if await self._edit(out, msg_id, shown):
+            if await self._edit(out, msg_id, shown, now):
                 return
         message = await self._send(out)
         if isinstance(message, Message) and slot is not None:
-            self._shown[slot] = _Shown(out.photo is not None, out.photo_key, digest(out))
+            self._shown[slot] = _Shown(out.photo is not None, out.photo_key, now)
             await self.slot_sent(slot[0], slot[1], message.message_id)
 
     async def _send(self, out: Out) -> Message | bool:
@@ -197,7 +194,7 @@ class Sender:
             ),
         )
 
-    async def _edit(self, out: Out, msg_id: int, shown: _Shown | None) -> bool:
+    async def _edit(self, out: Out, msg_id: int, shown: _Shown | None, now: bytes) -> bool:
         """Put ``out`` in place of message ``msg_id``; False when it must be sent anew."""
         assert out.slot is not None
         kb = markup(out.keyboard)
@@ -248,7 +245,7 @@ class Sender:
                 return False
         if not reached:
             return True  # the chat is gone (blocked, kicked): nothing more to do
-        self._shown[out.slot] = _Shown(photo_msg, out.photo_key, digest(out))
+        self._shown[out.slot] = _Shown(photo_msg, out.photo_key, now)
         return True
 
     async def _call(self, chat_id: int, make: Callable[[], Awaitable[object]]) -> Message | bool:

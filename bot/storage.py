@@ -8,7 +8,8 @@ its action log (one row per action, numbered from 0) beside the table's opaque `
 SQLite specifics (shared/TELEGRAM_NOTES.md, "aiosqlite"): one connection in autocommit mode, WAL,
 synchronous=FULL (a lost last action matters), foreign keys on; each unit of work holds an
 `asyncio.Lock` and runs in `BEGIN IMMEDIATE … COMMIT`, ROLLBACK on error. Table saves that
-arrive together share one transaction, a savepoint each (group commit: one disk sync per burst).
+arrive together share one transaction (group commit: one disk sync per burst), each still
+refused or stored on its own.
 The schema is versioned with `PRAGMA user_version`: `MIGRATIONS[i]` takes a database from version
 i to i+1, each in its own transaction at open; a later version only appends scripts.
 """
@@ -427,8 +428,29 @@ class SqliteStorage:
         """A batch in a fixed number of statements, whatever its size (each statement is a trip
         to the database thread and back through the event loop, which is slow when the loop is
         busy): the stored versions read at once, stale writers refused here, then all updates
-        and all new actions each in one ``executemany``. A clash on the one-open-table index
-        (a table reopened beside another) sends the batch to the one-by-one path."""
+        and all new actions each in one ``executemany``, under one savepoint. A clash on the
+        one-open-table index (a table reopened beside another) undoes the batch, which is then
+        written save by save, each under its own savepoint, so only the clashing one is
+        refused."""
+        await db.execute("SAVEPOINT batch")
+        try:
+            outcomes = await self._write_all(db, batch)
+        except sqlite3.IntegrityError as e:
+            await db.execute("ROLLBACK TO batch")
+            await db.execute("RELEASE batch")
+            if len(batch) > 1:
+                return [(await self._write_batch(db, [save]))[0] for save in batch]
+            save = batch[0]
+            msg = f"chat {save.chat_id} thread {save.thread_id} already has an open table"
+            clash = _open_table_clash(e, msg)
+            if isinstance(clash, StorageError):
+                return [clash]
+            raise
+        await db.execute("RELEASE batch")
+        return outcomes
+
+    @staticmethod
+    async def _write_all(db: aiosqlite.Connection, batch: list[_Save]) -> list[StorageError | None]:
         ids = sorted({s.table_id for s in batch})
         marks = ", ".join("?" * len(ids))
         async with db.execute(
@@ -451,66 +473,16 @@ class SqliteStorage:
             outcomes.append(None)
             updates.append((save.status, save.state, save.version, save.now, save.table_id))
             actions += [(save.table_id, save.base + i, a) for i, a in enumerate(save.actions)]
-        await db.execute("SAVEPOINT batch")
-        try:
+        await db.executemany(
+            "UPDATE game_tables SET status = ?, state = ?, version = ?, updated_at = ?"
+            " WHERE table_id = ?",
+            updates,
+        )
+        if actions:
             await db.executemany(
-                "UPDATE game_tables SET status = ?, state = ?, version = ?, updated_at = ?"
-                " WHERE table_id = ?",
-                updates,
+                "INSERT INTO actions (table_id, seq, action) VALUES (?, ?, ?)", actions
             )
-            if actions:
-                await db.executemany(
-                    "INSERT INTO actions (table_id, seq, action) VALUES (?, ?, ?)", actions
-                )
-        except sqlite3.IntegrityError:
-            await db.execute("ROLLBACK TO batch")
-            await db.execute("RELEASE batch")
-            return [await self._write_one(db, save) for save in batch]
-        await db.execute("RELEASE batch")
         return outcomes
-
-    async def _write_one(self, db: aiosqlite.Connection, save: _Save) -> StorageError | None:
-        """One save inside a batch's transaction, under a savepoint: refused alone (a stale
-        version, a second open table in the chat), it leaves the others untouched."""
-        await db.execute("SAVEPOINT one_save")
-        try:
-            cur = await db.execute(
-                "UPDATE game_tables SET status = ?, state = ?, version = ?, updated_at = ?"
-                " WHERE table_id = ? AND version = ?",
-                (save.status, save.state, save.version, save.now, save.table_id, save.base),
-            )
-            updated = cur.rowcount
-            await cur.close()
-            if updated != 1:
-                await self._refuse(db, save.table_id, save.base)
-            if save.actions:
-                await db.executemany(
-                    "INSERT INTO actions (table_id, seq, action) VALUES (?, ?, ?)",
-                    [(save.table_id, save.base + i, a) for i, a in enumerate(save.actions)],
-                )
-        except (StorageError, sqlite3.IntegrityError) as e:
-            await db.execute("ROLLBACK TO one_save")
-            await db.execute("RELEASE one_save")
-            if isinstance(e, StorageError):
-                return e
-            # reopening a table where another one is open
-            msg = f"chat {save.chat_id} thread {save.thread_id} already has an open table"
-            clash = _open_table_clash(e, msg)
-            if isinstance(clash, StorageError):
-                return clash
-            raise
-        await db.execute("RELEASE one_save")
-        return None
-
-    @staticmethod
-    async def _refuse(db: aiosqlite.Connection, table_id: int, base: int) -> None:
-        async with db.execute(
-            "SELECT version FROM game_tables WHERE table_id = ?", (table_id,)
-        ) as cur:
-            r = await cur.fetchone()
-        if r is None:
-            raise TableNotFound(f"no table {table_id}")
-        raise VersionConflict(f"table {table_id} is at version {r[0]}, the writer expected {base}")
 
     async def load_table(self, table_id: int) -> TableRow | None:
         r = await self._first(

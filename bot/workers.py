@@ -2,10 +2,10 @@
 
 Both are pure functions of plain data (a view and names in, PNG bytes out; a match in, a
 decision out), so they run in worker processes of their own. A thread would share the
-interpreter's lock with the event loop: while a thread draws a picture or searches, every other
-table's button presses wait for the lock (measured: the slowest 1% of presses took over 200 ms
-at 50 tables with pictures drawn in threads). ``processes=0`` runs the work in threads instead
-(tests, where starting processes for every bot would cost more than it saves).
+interpreter's lock with the event loop: while it draws a picture (about 9 ms, a third of the
+bot's CPU at 50 tables) or searches (a quarter of a second), every table's button presses
+compete with it for that lock. ``processes=0`` runs the work in threads instead (tests, where
+starting processes for every bot would cost more than it saves).
 
 A worker that dies (killed, out of memory) is replaced and the job it held is run again in a
 thread, so nothing waits forever; workers leave on their own when the bot's process is gone,
