@@ -3,6 +3,7 @@ AI seats, the pickup countdown, starting and the next game of a match."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -30,25 +31,35 @@ class LobbyOps(PlayOps):
         """``/gouji``: open a lobby, or point at the table already open here."""
         async with self._chat_lock((chat_id, thread_id)):
             existing = self.table_at(chat_id, thread_id)
-            settings = await self.chat_settings(chat_id)
-            if existing is not None and existing.status in ("lobby", "playing"):
-                self.sender.post(Out(chat_id, t(settings.lang, "bot.already"), None, thread_id))
-                if existing.status == "lobby":
-                    existing.lobby_ver += 1
-                    self.sender.post(replace(existing.lobby_out(), new=True))
-                return
-            st = TableState(settings=settings, seed=self._next_seed())
-            row = await self.storage.create_table(
-                S.TableRow(None, chat_id, thread_id, "lobby", user.id, st.to_json(), 0)
-            )
-            assert row.table_id is not None
-            table = Table(row.table_id, chat_id, thread_id, user.id, "lobby", st)
-            self.tables[table.id] = table
-            self.where[(chat_id, thread_id)] = table.id
-            log.info("table %d opened in chat %d", table.id, chat_id)
-            async with table.lock:
-                await self._sit(table, user, None)  # the opener takes a seat if their DM works
-                self.sender.post(table.lobby_out())
+            # The table already here is read and kept under its lock: a move that ends its game
+            # (or 再来一局 restarting it) changes its status before the save is stored, and the
+            # database allows one open table per chat.
+            guard = existing.lock if existing is not None else contextlib.nullcontext()
+            async with guard:
+                await self._open_lobby(chat_id, thread_id, user, existing)
+
+    async def _open_lobby(
+        self, chat_id: int, thread_id: int | None, user: UserInfo, existing: Table | None
+    ) -> None:
+        settings = await self.chat_settings(chat_id)
+        if existing is not None and existing.status in ("lobby", "playing"):
+            self.sender.post(Out(chat_id, t(settings.lang, "bot.already"), None, thread_id))
+            if existing.status == "lobby":
+                existing.lobby_ver += 1
+                self.sender.post(replace(existing.lobby_out(), new=True))
+            return
+        st = TableState(settings=settings, seed=self._next_seed())
+        row = await self.storage.create_table(
+            S.TableRow(None, chat_id, thread_id, "lobby", user.id, st.to_json(), 0)
+        )
+        assert row.table_id is not None
+        table = Table(row.table_id, chat_id, thread_id, user.id, "lobby", st)
+        self.tables[table.id] = table
+        self.where[(chat_id, thread_id)] = table.id
+        log.info("table %d opened in chat %d", table.id, chat_id)
+        async with table.lock:
+            await self._sit(table, user, None)  # the opener takes a seat if their DM works
+            self.sender.post(table.lobby_out())
 
     async def _sit(self, table: Table, user: UserInfo, seat: int | None) -> Answer:
         """Seat ``user`` (at ``seat`` or any free one). A player whose DM the bot cannot reach

@@ -54,54 +54,65 @@ class Service(LobbyOps):
 
     # -- commands ----------------------------------------------------------------------------
     async def stop(self, chat_id: int, thread_id: int | None, user: UserInfo, admin: bool) -> None:
-        table = self.table_at(chat_id, thread_id)
-        lang = (await self.chat_settings(chat_id)).lang
-        if table is None or table.status not in ("lobby", "playing", "over"):
-            self.sender.post(Out(chat_id, t(lang, "bot.no_table"), None, thread_id))
-            return
-        if user.id != table.opener and not admin:
-            self.sender.post(Out(chat_id, t(lang, "bot.opener_only"), None, thread_id))
-            return
-        async with table.lock:
-            table.status = "abandoned"
-            await self._save(table)
-            self.timers.cancel(f"step:{table.id}")
-            self.timers.cancel(f"countdown:{table.id}")
-            self.where.pop((chat_id, thread_id), None)
-            self.sender.post(Out(chat_id, t(lang, "bot.stopped", name=user.name), None, thread_id))
-            if table.match is None:
-                self.sender.post(table.lobby_out())
-        self.tables.pop(table.id, None)
+        # Under the chat's lock, as /gouji is: until the save below is stored the database still
+        # holds the table open, and a /gouji racing in between would clash with it.
+        async with self._chat_lock((chat_id, thread_id)):
+            table = self.table_at(chat_id, thread_id)
+            lang = (await self.chat_settings(chat_id)).lang
+            if table is None or table.status not in ("lobby", "playing", "over"):
+                self.sender.post(Out(chat_id, t(lang, "bot.no_table"), None, thread_id))
+                return
+            if user.id != table.opener and not admin:
+                self.sender.post(Out(chat_id, t(lang, "bot.opener_only"), None, thread_id))
+                return
+            async with table.lock:
+                table.status = "abandoned"
+                await self._save(table)
+                self.timers.cancel(f"step:{table.id}")
+                self.timers.cancel(f"countdown:{table.id}")
+                self.where.pop((chat_id, thread_id), None)
+                self.sender.post(
+                    Out(chat_id, t(lang, "bot.stopped", name=user.name), None, thread_id)
+                )
+                if table.match is None:
+                    self.sender.post(table.lobby_out())
+            self.tables.pop(table.id, None)
 
     # -- the chat changes -------------------------------------------------------------------
     async def chat_migrated(self, old: int, new: int) -> None:
         """A group became a supergroup: its tables, settings and games move to the new id."""
-        await self.storage.migrate_chat(old, new)
-        for (chat, thread), tid in list(self.where.items()):
-            if chat != old:
-                continue
-            table = self.tables.get(tid)
-            del self.where[(chat, thread)]
-            if table is not None:
-                async with table.lock:
-                    table.chat_id = new
-                self.where[(new, thread)] = tid
+        # A basic group has no topics, so (old, None) and (new, None) are the only chat locks
+        # concerned: /gouji in either waits until memory and the database agree again.
+        async with self._chat_lock((old, None)), self._chat_lock((new, None)):
+            await self.storage.migrate_chat(old, new)
+            for (chat, thread), tid in list(self.where.items()):
+                if chat != old:
+                    continue
+                table = self.tables.get(tid)
+                del self.where[(chat, thread)]
+                if table is not None:
+                    async with table.lock:
+                        table.chat_id = new
+                    self.where[(new, thread)] = tid
         log.info("chat %d migrated to %d", old, new)
 
     async def bot_removed(self, chat_id: int) -> None:
         """The bot was removed from a group: its tables there end (abandoned, kept stored)."""
         for (chat, thread), tid in list(self.where.items()):
-            table = self.tables.get(tid)
-            if chat != chat_id or table is None:
+            if chat != chat_id:
                 continue
-            async with table.lock:
-                table.status = "abandoned"
-                await self._save(table)
-                self.timers.cancel(f"step:{tid}")
-                self.timers.cancel(f"remind:{tid}")
-                self.timers.cancel(f"countdown:{tid}")
-            del self.where[(chat, thread)]
-            self.tables.pop(tid, None)
+            async with self._chat_lock((chat, thread)):  # as in stop(): memory and database agree
+                table = self.tables.get(tid)
+                if table is None or self.where.get((chat, thread)) != tid:
+                    continue
+                async with table.lock:
+                    table.status = "abandoned"
+                    await self._save(table)
+                    self.timers.cancel(f"step:{tid}")
+                    self.timers.cancel(f"remind:{tid}")
+                    self.timers.cancel(f"countdown:{tid}")
+                del self.where[(chat, thread)]
+                self.tables.pop(tid, None)
             log.info("table %d abandoned: the bot left chat %d", tid, chat_id)
 
     # -- start and restart -------------------------------------------------------------------

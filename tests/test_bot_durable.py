@@ -3,10 +3,12 @@ the token never leak (the real bot on the local Bot API server)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from botkit import (
@@ -24,6 +26,7 @@ from botkit import (
 )
 
 from bot.codec import Callback
+from bot.core import UserInfo
 from bot.localapi import RateLimits, SimGroup
 from bot.simplayers import SimPlayer, op_of, play_until, press_lobby
 from engine.events import Event
@@ -328,3 +331,45 @@ async def test_fuzzed_updates_change_nothing_they_should_not(
         await play_game(w, g2, p2, seed=18)
         assert over(w, g1)() and over(w, g2)()
         await wait_for(lambda: True)
+
+
+async def test_racing_stop_gouji_and_bot_removal_keep_memory_and_storage_agreed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/stop, /gouji and the bot leaving, run at the same moment in one chat: memory and the
+    database never disagree about the chat's open table (the database allows one)."""
+    async with world(tmp_path) as w:
+        g = w.api.group(-2301, "赛跑")
+        (opener,) = people(w, 1, base=700)
+        await opener.send("/start")
+        await opener.send("/gouji", g)
+        await w.settle()
+        svc = w.service
+        me = UserInfo(opener.id, "开桌")
+        save = svc.storage.save_table
+
+        async def slow_save(*args: Any, **kw: Any) -> None:  # a slow disk widens the race
+            await asyncio.sleep(0.01)
+            await save(*args, **kw)
+
+        monkeypatch.setattr(svc.storage, "save_table", slow_save)
+
+        async def agreed() -> None:
+            stored = [
+                r.table_id
+                for r in await svc.storage.unfinished_tables()
+                if r.chat_id == g.id and r.status in ("lobby", "playing")
+            ]
+            here = svc.table_at(g.id, None)
+            mine = [] if here is None or here.status not in ("lobby", "playing") else [here.id]
+            assert stored == mine
+
+        for _ in range(15):
+            await asyncio.gather(svc.stop(g.id, None, me, False), svc.open_lobby(g.id, None, me))
+            await agreed()
+            await asyncio.gather(svc.open_lobby(g.id, None, me), svc.stop(g.id, None, me, False))
+            await agreed()
+        await svc.open_lobby(g.id, None, me)
+        await asyncio.gather(svc.bot_removed(g.id), svc.open_lobby(g.id, None, me))
+        await agreed()
+        await w.settle()
