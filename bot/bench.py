@@ -124,7 +124,7 @@ async def run_bench(tables: int, actions: int, seed: int) -> dict[str, Any]:
                 await _seat(api, *warm)
                 await _play(api, db, [warm], actions)
                 await api.idle(quiet=3.5, timeout=120.0)  # paced edits sent
-                rss0 = bot.rss_kb()
+                rss0, main0 = bot.rss_kb(), bot.rss_main_kb()
                 seated = [await _table(api, k) for k in range(tables)]
                 await api.idle(quiet=0.3, timeout=300.0)
                 await asyncio.gather(*(_seat(api, g, us) for g, us in seated))
@@ -139,7 +139,7 @@ async def run_bench(tables: int, actions: int, seed: int) -> dict[str, Any]:
                 n, stalled = await _play(api, db, seated, actions)
                 watch.cancel()
                 elapsed = time.perf_counter() - t0
-                rss1 = bot.rss_kb()
+                rss1, main1 = bot.rss_kb(), bot.rss_main_kb()
                 calls = sum(api.counts().values()) - start_calls
                 lat = api.latency()[start_lat:]
                 methods = api.first_calls()[start_lat:]
@@ -169,6 +169,8 @@ async def run_bench(tables: int, actions: int, seed: int) -> dict[str, Any]:
         "bench_loop_lag_ms_max": _ms(lags, 1.0),
         "bot_rss_kb": rss1,
         "rss_kb_per_table": round((rss1 - rss0) / tables, 1),
+        # of which the bot's own process (the rest: the worker processes' caches)
+        "main_rss_kb_per_table": round((main1 - main0) / tables, 1),
         "state_kb_per_table": state_kb,
         "api_calls_per_action": round(calls / max(n, 1), 2),
         "errors": errors,

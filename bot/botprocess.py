@@ -51,6 +51,11 @@ class BotProcess:
         assert self.proc is not None
         return sum(_rss_kb(pid) for pid in _tree(self.proc.pid))
 
+    def rss_main_kb(self) -> int:
+        """Resident memory now of the bot's own process, without its workers (Linux)."""
+        assert self.proc is not None
+        return _rss_kb(self.proc.pid)
+
     async def kill(self) -> None:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGKILL)
