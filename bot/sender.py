@@ -152,7 +152,7 @@ class Sender:
     async def _deliver(self, out: Out) -> None:
         slot = out.slot
         msg_id = None if slot is None or out.new else self.slot_id(*slot)
-        now = digest(out)  # what the message is to show
+        now = digest(out) if slot is not None else b""  # what a slot's message is to show
         if slot is not None and msg_id is not None:
             shown = self._shown.get(slot)
             if shown is not None and shown.photo_key == out.photo_key and shown.digest == now:

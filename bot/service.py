@@ -20,6 +20,7 @@ from .codec import BadCallback, Callback
 from .core import Config, Scheduler, Sender, UserInfo
 from .lobby import LobbyOps
 from .outbox import Answer, Out
+from .table import Table
 
 log = logging.getLogger("gouji.service")
 
@@ -65,18 +66,21 @@ class Service(LobbyOps):
             if user.id != table.opener and not admin:
                 self.sender.post(Out(chat_id, t(lang, "bot.opener_only"), None, thread_id))
                 return
-            async with table.lock:
-                table.status = "abandoned"
-                await self._save(table)
-                self.timers.cancel(f"step:{table.id}")
-                self.timers.cancel(f"countdown:{table.id}")
-                self.where.pop((chat_id, thread_id), None)
-                self.sender.post(
-                    Out(chat_id, t(lang, "bot.stopped", name=user.name), None, thread_id)
-                )
-                if table.match is None:
-                    self.sender.post(table.lobby_out())
-            self.tables.pop(table.id, None)
+            await self._abandon(table)
+            self.sender.post(Out(chat_id, t(lang, "bot.stopped", name=user.name), None, thread_id))
+            if table.match is None:
+                self.sender.post(table.lobby_out())
+
+    async def _abandon(self, table: Table) -> None:
+        """The table ends here (/stop, the bot left the group): stored as abandoned, its timers
+        cancelled, forgotten by its chat. The caller holds the chat's lock."""
+        async with table.lock:
+            table.status = "abandoned"
+            await self._save(table)
+            for timer in ("step", "remind", "countdown"):
+                self.timers.cancel(f"{timer}:{table.id}")
+        self.where.pop((table.chat_id, table.thread_id), None)
+        self.tables.pop(table.id, None)
 
     # -- the chat changes -------------------------------------------------------------------
     async def chat_migrated(self, old: int, new: int) -> None:
@@ -105,14 +109,7 @@ class Service(LobbyOps):
                 table = self.tables.get(tid)
                 if table is None or self.where.get((chat, thread)) != tid:
                     continue
-                async with table.lock:
-                    table.status = "abandoned"
-                    await self._save(table)
-                    self.timers.cancel(f"step:{tid}")
-                    self.timers.cancel(f"remind:{tid}")
-                    self.timers.cancel(f"countdown:{tid}")
-                del self.where[(chat, thread)]
-                self.tables.pop(tid, None)
+                await self._abandon(table)
             log.info("table %d abandoned: the bot left chat %d", tid, chat_id)
 
     # -- start and restart -------------------------------------------------------------------
