@@ -7,7 +7,6 @@ the service stores and answers; the sender delivers. Nothing runs at import.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,6 @@ from telegram.ext import (
     ChatMemberHandler,
     CommandHandler,
     ContextTypes,
-    JobQueue,
     MessageHandler,
     filters,
 )
@@ -42,6 +40,7 @@ from .logs import protect
 from .sender import Sender, markup
 from .service import Config, Service, UserInfo
 from .settings_menu import settings_out, settings_press
+from .timers import LoopTimers
 from .workers import Workers
 
 log = logging.getLogger("gouji.app")
@@ -57,29 +56,8 @@ class Runtime:
     storage: S.Storage
     lang: str
     workers: Workers
+    timers: LoopTimers
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-class JobTimers:
-    """The service's named timers on PTB's JobQueue (a name replaces its earlier job)."""
-
-    def __init__(self, jobs: JobQueue[Any]) -> None:
-        self.jobs = jobs
-
-    def schedule(self, name: str, delay: float, job: Callable[[], Awaitable[None]]) -> None:
-        self.cancel(name)
-
-        async def run(_: ContextTypes.DEFAULT_TYPE) -> None:
-            try:
-                await job()
-            except Exception:
-                log.exception("timer %s failed", name)
-
-        self.jobs.run_once(run, when=max(0.0, delay), name=name)
-
-    def cancel(self, name: str) -> None:
-        for j in self.jobs.get_jobs_by_name(name):
-            j.schedule_removal()
 
 
 def user_info(user: User) -> UserInfo:
@@ -269,6 +247,11 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 # -- building -----------------------------------------------------------------------------------
+HTTP_CONNECTIONS = 32  # calls to the Bot API in flight at once (more wait for a connection)
+HTTP_POOL_WAIT_S = 30.0  # how long a call may wait for one before it counts as failed
+OVERALL_PER_S = 28.0  # the sender's calls a second, all chats together
+
+
 def build_app(
     token: str,
     storage: S.Storage,
@@ -286,7 +269,17 @@ def build_app(
     draw the pictures and run the hard AI (0: threads). ``post_init`` resumes every
     unfinished table; ``post_shutdown`` closes the sender and storage."""
     protect(token)  # no log line shows it from here on
-    builder = ApplicationBuilder().token(token).concurrent_updates(True)
+    # A small connection pool, and a request waits for a free connection rather than failing:
+    # httpx's pool looks through all its connections, idle ones twice over, for every request,
+    # so after a burst of sends a pool grown to hundreds of connections made every later call
+    # slow (seconds at 200 tables); Telegram's 30 calls a second need only a few at a time.
+    builder = (
+        ApplicationBuilder()
+        .token(token)
+        .concurrent_updates(True)
+        .connection_pool_size(HTTP_CONNECTIONS)
+        .pool_timeout(HTTP_POOL_WAIT_S)
+    )
     if base_url:
         builder = builder.base_url(base_url)
     if base_file_url:
@@ -294,7 +287,18 @@ def build_app(
     if rate_limit:
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
     app = builder.post_init(post_init).post_shutdown(post_shutdown).build()
-    app.bot_data["setup"] = (storage, cfg, lang, group_interval, private_interval, processes)
+    # the sender keeps a little under AIORateLimiter's 30 calls a second to chats, so that calls
+    # wait in the sender (where a message's newer content replaces it) rather than there
+    overall = OVERALL_PER_S if rate_limit else 0.0
+    app.bot_data["setup"] = (
+        storage,
+        cfg,
+        lang,
+        group_interval,
+        private_interval,
+        overall,
+        processes,
+    )
     group = ~filters.ChatType.PRIVATE
     app.add_handler(CommandHandler("gouji", cmd_gouji))
     app.add_handler(CommandHandler("join", cmd_join, filters=group))
@@ -313,11 +317,10 @@ def build_app(
 
 
 async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    storage, cfg, lang, group_interval, private_interval, processes = app.bot_data["setup"]
+    storage, cfg, lang, group_interval, private_interval, overall, processes = app.bot_data["setup"]
     me = await app.bot.get_me()
     cfg = Config(**{**cfg.__dict__, "bot_username": me.username or cfg.bot_username, "lang": lang})
     await storage.open()
-    assert app.job_queue is not None
     service_ref: list[Service] = []
 
     def slot_id(table: int, slot: str) -> int | None:
@@ -331,10 +334,13 @@ async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 
     workers = Workers(processes)
     workers.start()
-    sender = Sender(app.bot, slot_id, slot_sent, blocked, group_interval, private_interval, workers)
-    service = Service(storage, sender, JobTimers(app.job_queue), cfg, workers)
+    sender = Sender(
+        app.bot, slot_id, slot_sent, blocked, group_interval, private_interval, workers, overall
+    )
+    timers = LoopTimers()
+    service = Service(storage, sender, timers, cfg, workers)
     service_ref.append(service)
-    app.bot_data["rt"] = Runtime(service, sender, storage, lang, workers)
+    app.bot_data["rt"] = Runtime(service, sender, storage, lang, workers, timers)
     await _set_commands(app)
     n = await service.resume()
     log.info("ready as @%s; %d table(s) resumed", me.username, n)
@@ -343,6 +349,7 @@ async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     rt = app.bot_data.get("rt")
     if isinstance(rt, Runtime):
+        await rt.timers.close()  # an AI step under way ends (and is stored) before the rest
         try:
             await rt.sender.drain(timeout=5.0)
         except TimeoutError:

@@ -60,6 +60,28 @@ def digest(out: Out) -> bytes:
     return hashlib.blake2b(repr((out.text, out.keyboard)).encode(), digest_size=16).digest()
 
 
+class Pace:
+    """At most ``per_s`` calls a second over all chats (after a first ``burst``), granted in the
+    order asked; 0: no limit. A chat's worker waits for its turn *before* it takes its next
+    message, so under load the message stays in the chat's queue, where newer content replaces
+    it, and its picture is drawn only when its call can go out: the bot keeps no backlog of
+    calls waiting for Telegram's budget, only each chat's newest content."""
+
+    def __init__(self, per_s: float, burst: int = 5) -> None:
+        self.interval = 1.0 / per_s if per_s > 0 else 0.0
+        self.burst = burst
+        self._next = 0.0  # when the budget is free again, at this pace
+
+    async def turn(self) -> None:
+        if not self.interval:
+            return
+        now = time.monotonic()
+        self._next = max(self._next, now) + self.interval
+        wait = self._next - now - self.burst * self.interval
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+
 @dataclass
 class _Chat:
     queue: deque[Out] = field(default_factory=deque)
@@ -80,6 +102,7 @@ class Sender:
         group_interval: float = 3.0,
         private_interval: float = 0.5,
         workers: Workers | None = None,
+        overall_per_s: float = 0.0,
     ) -> None:
         self.bot = bot
         self.workers = workers or Workers()  # pictures are drawn there
@@ -88,6 +111,7 @@ class Sender:
         self.on_blocked = on_blocked
         self.group_interval = group_interval  # ≤ 20 calls a minute in a group (Telegram)
         self.private_interval = private_interval  # quick taps in a DM coalesce into one edit
+        self.pace = Pace(overall_per_s)  # all chats together (Telegram: about 30 a second)
         self._chats: dict[int, _Chat] = {}
         self._shown: dict[Slot, _Shown] = {}
         self._idle = asyncio.Event()
@@ -136,6 +160,9 @@ class Sender:
                     wait = chat.last + pace - time.monotonic()
                     if wait > 0:
                         await asyncio.sleep(wait)  # newer updates coalesce meanwhile
+                if not chat.queue:
+                    break
+                await self.pace.turn()  # and meanwhile too
                 if not chat.queue:
                     break
                 out = chat.queue.popleft()

@@ -1,0 +1,91 @@
+"""The sender's overall pace (bot/sender.py ``Pace``): calls to all chats together keep to a
+budget, in the order asked, and a message waiting for its turn stays in its chat's queue, where
+newer content replaces it — so under load the bot sends each chat's newest state once, and
+draws no picture that is then replaced."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from telegram import Chat, Message
+
+import bot.sender as sender_module
+from bot.outbox import Out
+from bot.sender import Pace, Sender
+
+
+async def test_pace_grants_a_burst_then_one_call_per_interval_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [100.0]
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(round(seconds, 6))
+
+    monkeypatch.setattr(sender_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(sender_module.asyncio, "sleep", sleep)
+    pace = Pace(per_s=10.0, burst=2)
+    for _ in range(5):  # five chats asking at the same moment
+        await pace.turn()
+    assert waits == [0.1, 0.2, 0.3]  # the first two (and the third's slot) at once
+    clock[0] += 10.0  # a quiet while: the burst is there again
+    waits.clear()
+    for _ in range(3):
+        await pace.turn()
+    assert waits == [0.1]
+    assert Pace(0.0).interval == 0.0  # off: never waits
+
+
+class FakeBot:
+    """The few Bot API calls the sender makes, recorded."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, str]] = []
+        self.next_id = 1
+
+    async def send_message(self, chat_id: int, text: str, **_: Any) -> Message:
+        self.calls.append(("send", chat_id, text))
+        self.next_id += 1
+        return Message(self.next_id, datetime.now(UTC), Chat(chat_id, "private"))
+
+    async def edit_message_text(self, text: str, *, chat_id: int, **_: Any) -> bool:
+        self.calls.append(("edit", chat_id, text))
+        return True
+
+
+async def test_under_the_pace_a_waiting_message_takes_its_newest_content() -> None:
+    bot = FakeBot()
+    ids: dict[tuple[int, str], int] = {}
+
+    async def sent(table: int, slot: str, message_id: int) -> None:
+        ids[(table, slot)] = message_id
+
+    async def blocked(_: int) -> None:
+        raise AssertionError("nobody blocked the bot")
+
+    sender = Sender(
+        bot,  # type: ignore[arg-type]
+        lambda table, slot: ids.get((table, slot)),
+        sent,
+        blocked,
+        group_interval=0.0,
+        private_interval=0.0,
+        overall_per_s=50.0,  # a burst of 5, then one call each 20 ms
+    )
+    for chat in range(1, 9):  # eight players' hands appear at once
+        sender.post(Out(chat, f"hand {chat} v1", slot=(7, f"hand{chat}")))
+    await asyncio.sleep(0)  # every chat's worker now waits for its turn
+    for version in (2, 3, 4):  # quick taps of the last players meanwhile
+        for chat in (7, 8):
+            sender.post(Out(chat, f"hand {chat} v{version}", slot=(7, f"hand{chat}")))
+    await sender.drain(timeout=5.0)
+    assert [c for c in bot.calls if c[1] in (7, 8)] == [
+        ("send", 7, "hand 7 v4"),
+        ("send", 8, "hand 8 v4"),
+    ]
+    assert len(bot.calls) == 8  # one call per chat: nothing sent that was replaced
+    await sender.close()
