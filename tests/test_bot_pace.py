@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from telegram import Chat, Message
 
-import bot.sender as sender_module
 from bot.outbox import Out
 from bot.sender import Pace, Sender
 
@@ -26,8 +25,8 @@ async def test_pace_grants_a_burst_then_one_call_per_interval_in_order(
     async def sleep(seconds: float) -> None:
         waits.append(round(seconds, 6))
 
-    monkeypatch.setattr(sender_module.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(sender_module.asyncio, "sleep", sleep)
+    monkeypatch.setattr("bot.sender.time.monotonic", lambda: clock[0])
+    monkeypatch.setattr("bot.sender.asyncio.sleep", sleep)
     pace = Pace(per_s=10.0, burst=2)
     for _ in range(5):  # five chats asking at the same moment
         await pace.turn()
