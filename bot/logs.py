@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 MASK = "<token>"
-_CLIENTS = ("telegram", "httpcore", "httpx")
+_CLIENTS = ("telegram", "httpcore", "httpx", "aiohttp")
 _tokens: set[str] = set()
 _installed = False
 

@@ -1,0 +1,105 @@
+"""The bot's HTTP client for the Bot API: python-telegram-bot's request interface on aiohttp.
+
+PTB's own client (httpx) costs the event loop about 1.5 ms of CPU per call, and more as its
+connection pool grows (it looks through every connection, idle ones twice over, for each
+request); aiohttp costs about 0.2 ms. At a few hundred tables the bot makes dozens of calls a
+second — every button press is answered — so the client was most of the bot's CPU and, in
+bursts of presses, most of each answer's wait (figures: README, "Tests and benchmarks").
+
+Same contract as PTB's ``HTTPXRequest``: ``do_request`` returns the status and body; timeouts
+raise ``TimedOut``, other transport failures ``NetworkError``; proxies come from the
+environment (``HTTPS_PROXY``, ``NO_PROXY``) as with httpx.
+"""
+
+from __future__ import annotations
+
+import aiohttp
+from telegram._utils.defaultvalue import DefaultValue
+from telegram._utils.types import ODVInput
+from telegram.error import NetworkError, TimedOut
+from telegram.request import BaseRequest, RequestData
+
+
+class AiohttpRequest(BaseRequest):
+    """One aiohttp session with up to ``connections`` connections; a call waits up to
+    ``pool_timeout`` seconds for a free one."""
+
+    def __init__(
+        self,
+        connections: int = 32,
+        *,
+        read_timeout: float | None = 5.0,
+        write_timeout: float | None = 5.0,
+        connect_timeout: float | None = 5.0,
+        pool_timeout: float | None = 30.0,
+    ) -> None:
+        self.connections = connections
+        self._read = read_timeout
+        self._write = write_timeout
+        self._connect = connect_timeout
+        self._pool = pool_timeout
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def read_timeout(self) -> float | None:
+        return self._read
+
+    async def initialize(self) -> None:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=self.connections),
+                headers={"User-Agent": self.USER_AGENT},
+                trust_env=True,
+            )
+
+    async def shutdown(self) -> None:
+        session, self._session = self._session, None
+        if session is not None and not session.closed:
+            await session.close()
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        session = self._session
+        if session is None or session.closed:
+            raise RuntimeError("AiohttpRequest is not initialized")
+        read = self._read if isinstance(read_timeout, DefaultValue) else read_timeout
+        connect = self._connect if isinstance(connect_timeout, DefaultValue) else connect_timeout
+        pool = self._pool if isinstance(pool_timeout, DefaultValue) else pool_timeout
+        write = self._write if isinstance(write_timeout, DefaultValue) else write_timeout
+        # aiohttp has no write timeout of its own: a request's body is bounded by the whole
+        # call's time instead (read + write), which only an upload's size makes long
+        total = None if read is None or write is None else read + write + (connect or 0.0)
+        timeout = aiohttp.ClientTimeout(
+            total=None if total is None else total + (pool or 0.0),
+            connect=None if connect is None or pool is None else connect + pool,  # incl. the wait
+            sock_connect=connect,
+            sock_read=read,
+        )
+        data: aiohttp.FormData | dict[str, str] | None = None
+        if request_data is not None:
+            files = request_data.multipart_data
+            if files:
+                form = aiohttp.FormData()
+                for name, value in request_data.json_parameters.items():
+                    form.add_field(name, value)
+                for name, (filename, content, mimetype) in files.items():
+                    form.add_field(name, content, filename=filename, content_type=mimetype)
+                data = form
+            else:
+                data = request_data.json_parameters
+        try:
+            async with session.request(method, url, data=data, timeout=timeout) as response:
+                return response.status, await response.read()
+        except TimeoutError as e:  # aiohttp's timeouts are TimeoutErrors
+            raise TimedOut from e
+        except aiohttp.ClientError as e:
+            # the kind only: some of aiohttp's messages quote the URL, and the token is in it
+            raise NetworkError(f"aiohttp.{type(e).__name__}") from e

@@ -1,0 +1,106 @@
+"""The bot's Bot API client (bot/request.py): form fields and uploads reach the server as PTB's
+own client sends them, a slow server is a ``TimedOut``, an unreachable one a ``NetworkError``
+whose message does not quote the URL (the token is in it)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp import web
+from telegram import InputFile
+from telegram.error import NetworkError, TimedOut
+from telegram.request import RequestData
+from telegram.request._requestparameter import RequestParameter  # how PTB builds a call
+
+from bot.request import AiohttpRequest
+
+TOKEN = "123456:SECRET-token-part"
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
+    seen: list[dict[str, Any]] = []
+
+    async def handle(request: web.Request) -> web.Response:
+        form = await request.post()
+        fields: dict[str, Any] = {}
+        for name, value in form.items():
+            if isinstance(value, web.FileField):
+                fields[name] = (value.filename, value.file.read(), value.content_type)
+            else:
+                fields[name] = value
+        seen.append({"method": request.method, "ua": request.headers.get("User-Agent", "")})
+        seen[-1].update(fields)
+        if request.match_info["method"] == "slow":
+            await asyncio.sleep(2.0)
+        return web.json_response({"ok": True, "result": True})
+
+    app = web.Application()
+    app.router.add_route("*", "/bot{token}/{method}", handle)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        yield f"http://127.0.0.1:{port}/bot{TOKEN}", seen
+    finally:
+        await runner.cleanup()
+
+
+async def test_fields_and_an_upload_reach_the_server(
+    server: tuple[str, list[dict[str, Any]]],
+) -> None:
+    base, seen = server
+    request = AiohttpRequest(4)
+    await request.initialize()
+    try:
+        plain = RequestData(
+            [
+                RequestParameter.from_input("chat_id", 42),
+                RequestParameter.from_input("text", "出了 KK"),
+            ]
+        )
+        status, body = await request.do_request(f"{base}/sendMessage", "POST", plain)
+        assert (status, body) == (200, b'{"ok": true, "result": true}')
+        photo = InputFile(b"\x89PNG fake picture", filename="gouji.png", attach=True)
+        upload = RequestData(
+            [
+                RequestParameter.from_input("chat_id", 42),
+                RequestParameter.from_input("photo", photo),
+            ]
+        )
+        status, _ = await request.do_request(f"{base}/sendPhoto", "POST", upload)
+        assert status == 200
+    finally:
+        await request.shutdown()
+    assert seen[0]["chat_id"] == "42" and seen[0]["text"] == "出了 KK"
+    assert "python-telegram-bot" in seen[0]["ua"]
+    assert seen[1]["chat_id"] == "42"
+    attached = [v for v in seen[1].values() if isinstance(v, tuple)]
+    assert attached == [("gouji.png", b"\x89PNG fake picture", "image/png")]
+
+
+async def test_a_slow_server_times_out_and_a_missing_one_is_a_network_error(
+    server: tuple[str, list[dict[str, Any]]],
+) -> None:
+    base, _ = server
+    request = AiohttpRequest(2, read_timeout=0.2)
+    await request.initialize()
+    try:
+        with pytest.raises(TimedOut):
+            await request.do_request(f"{base}/slow", "POST", RequestData([]))
+        with socket.socket() as s:  # a port nobody listens on
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        with pytest.raises(NetworkError) as caught:
+            await request.do_request(f"http://127.0.0.1:{port}/bot{TOKEN}/getMe", "POST")
+        assert "SECRET" not in str(caught.value)
+    finally:
+        await request.shutdown()
+    with pytest.raises(RuntimeError):  # used after shutdown: a clear error, not a hang
+        await request.do_request(f"{base}/getMe", "POST")
