@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -76,7 +77,11 @@ class Core:
         self.cfg = cfg
         self.tables: dict[int, Table] = {}
         self.where: dict[tuple[int, int | None], int] = {}  # (chat, topic) → table id
-        self._chat_locks: dict[tuple[int, int | None], asyncio.Lock] = {}
+        # a chat's lock lives while someone holds or awaits it: the map does not grow with
+        # every chat the bot has ever seen
+        self._chat_locks: weakref.WeakValueDictionary[tuple[int, int | None], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     # -- chats and users ---------------------------------------------------------------------
     async def chat_settings(self, chat_id: int, default_lang: str | None = None) -> ChatSettings:

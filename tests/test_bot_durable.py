@@ -373,3 +373,4 @@ async def test_racing_stop_gouji_and_bot_removal_keep_memory_and_storage_agreed(
         await asyncio.gather(svc.bot_removed(g.id), svc.open_lobby(g.id, None, me))
         await agreed()
         await w.settle()
+        assert len(svc._chat_locks) == 0  # held by nobody now: kept for nobody
