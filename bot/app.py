@@ -249,7 +249,6 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 # -- building -----------------------------------------------------------------------------------
 HTTP_CONNECTIONS = 32  # calls to the Bot API in flight at once (more wait for a connection)
-HTTP_POOL_WAIT_S = 30.0  # how long a call may wait for one before it counts as failed
 OVERALL_PER_S = 28.0  # the sender's calls a second, all chats together
 
 
@@ -275,7 +274,7 @@ def build_app(
         ApplicationBuilder()
         .token(token)
         .concurrent_updates(True)
-        .request(AiohttpRequest(HTTP_CONNECTIONS, pool_timeout=HTTP_POOL_WAIT_S))
+        .request(AiohttpRequest(HTTP_CONNECTIONS))
         .get_updates_request(AiohttpRequest(1))
     )
     if base_url:

@@ -4,7 +4,7 @@ PTB's own client (httpx) costs the event loop about 1.5 ms of CPU per call, and 
 connection pool grows (it looks through every connection, idle ones twice over, for each
 request); aiohttp costs about 0.2 ms. At a few hundred tables the bot makes dozens of calls a
 second — every button press is answered — so the client was most of the bot's CPU and, in
-bursts of presses, most of each answer's wait (figures: README, "Tests and benchmarks").
+bursts of presses, most of each answer's wait.
 
 Same contract as PTB's ``HTTPXRequest``: ``do_request`` returns the status and body; timeouts
 raise ``TimedOut``, other transport failures ``NetworkError``; proxies come from the
@@ -26,7 +26,7 @@ class AiohttpRequest(BaseRequest):
 
     def __init__(
         self,
-        connections: int = 32,
+        connections: int,
         *,
         read_timeout: float | None = 5.0,
         write_timeout: float | None = 5.0,
@@ -74,12 +74,12 @@ class AiohttpRequest(BaseRequest):
         connect = self._connect if isinstance(connect_timeout, DefaultValue) else connect_timeout
         pool = self._pool if isinstance(pool_timeout, DefaultValue) else pool_timeout
         write = self._write if isinstance(write_timeout, DefaultValue) else write_timeout
-        # aiohttp has no write timeout of its own: a request's body is bounded by the whole
-        # call's time instead (read + write), which only an upload's size makes long
-        total = None if read is None or write is None else read + write + (connect or 0.0)
+        # aiohttp has no write timeout of its own: the whole call is bounded by the sum of its
+        # parts instead; its "connect" includes the wait for a free connection
+        parts = (pool, connect, write, read)
         timeout = aiohttp.ClientTimeout(
-            total=None if total is None else total + (pool or 0.0),
-            connect=None if connect is None or pool is None else connect + pool,  # incl. the wait
+            total=None if None in parts else sum(p for p in parts if p is not None),
+            connect=None if pool is None or connect is None else pool + connect,
             sock_connect=connect,
             sock_read=read,
         )

@@ -160,8 +160,6 @@ class Sender:
                     wait = chat.last + pace - time.monotonic()
                     if wait > 0:
                         await asyncio.sleep(wait)  # newer updates coalesce meanwhile
-                if not chat.queue:
-                    break
                 await self.pace.turn()  # and meanwhile too
                 if not chat.queue:
                     break
