@@ -8,6 +8,7 @@ dealt shoe, for the first-leader rule (§5.6) and for rendering.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import sub
 
 RANK_CHARS = "3456789TJQKA2SB"
 NRANKS = 15
@@ -70,7 +71,8 @@ def contains(hand: Sequence[int], part: Sequence[int]) -> bool:
 
 
 def minus(hand: Sequence[int], part: Sequence[int]) -> Counts:
-    return tuple(h - p for h, p in zip(hand, part, strict=True))
+    assert len(hand) == len(part)
+    return tuple(map(sub, hand, part))
 
 
 def shoe() -> list[tuple[int, str]]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .actions import Action
 from .cards import BIG, NRANKS, RANK_CHARS, SMALL, THREE, TWO, Counts
-from .plays import Play, Shape, as_play
+from .plays import Play, Shape, as_play, play_of
 from .vocab import Ask
 
 
@@ -106,7 +106,7 @@ def beating_plays(hand: Sequence[int], top: Play, kill_big_joker: bool = False) 
                 c = list(_counts(*shape))
                 c[killer] += n
                 found[tuple(c)] = None
-    return [Play(c) for c in found]
+    return [play_of(c) for c in found]
 
 
 def _rests(
@@ -120,9 +120,31 @@ def _rests(
 
 def can_beat(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> bool:
     q = top.shape
-    if next(_beating_shapes(hand, q), None) is not None:
+    if _beats_ordinarily(hand, q):
         return True
     return kill_big_joker and q.big == 1 and bool(beating_plays(hand, top, True))
+
+
+def _beats_ordinarily(hand: Sequence[int], q: Shape) -> bool:
+    """Whether :func:`_beating_shapes` yields anything, without generating: the most jokers
+    leave the smallest body to find (§3), so only that one choice needs checking (the inner
+    loop of :func:`engine.tricks.Flow._advance` and of a search's rollouts)."""
+    n = q.size
+    if q.big or n == 0 or hand[BIG] < q.small:
+        return False
+    big = min(n, hand[BIG])
+    rest = n - big - min(n - big, hand[SMALL])
+    if rest == 0:
+        return True
+    twos = hand[TWO]
+    if twos >= rest and q.base < TWO:
+        return True
+    need = rest - twos
+    for base in range(max(q.base + 1, THREE + 1), TWO):
+        have = hand[base]
+        if have and have >= need:
+            return True
+    return False
 
 
 def lead_plays(hand: Sequence[int], bie3: bool, need_joker: bool = False) -> list[Play]:
@@ -140,19 +162,19 @@ def lead_plays(hand: Sequence[int], bie3: bool, need_joker: bool = False) -> lis
             continue
         if r == THREE and bie3:
             if have == total:
-                plays.append(Play(_counts(0, 0, THREE, have, 0)))
+                plays.append(play_of(_counts(0, 0, THREE, have, 0)))
             continue
         for n in range(1, have + 1):
             c = list(_EMPTY)
             c[r] = n
             if need_joker:
                 if r in (SMALL, BIG):
-                    plays.append(Play(tuple(c)))
+                    plays.append(play_of(tuple(c)))
                 elif joker >= 0:
                     c[joker] += 1
-                    plays.append(Play(tuple(c)))
+                    plays.append(play_of(tuple(c)))
             else:
-                plays.append(Play(tuple(c)))
+                plays.append(play_of(tuple(c)))
     if need_joker and not (bie3 and holds_three):
         p = as_play(tuple(hand))
         if p is not None and p not in plays:

@@ -51,7 +51,10 @@ class Play:
         return as_play(parse(text))
 
     def __str__(self) -> str:
-        return fmt(self.counts)
+        memo: str | None = self.__dict__.get("_text")
+        if memo is None:
+            memo = self.__dict__["_text"] = fmt(self.counts)
+        return memo
 
     def __repr__(self) -> str:
         return f"Play.parse({fmt(self.counts)!r})"
@@ -111,14 +114,34 @@ class Play:
         return self.gouji and not self.has_money_or_flower
 
 
+_INTERNED: dict[Counts, Play] = {}
+_INTERN_LIMIT = 50_000  # distinct plays are a few thousand; the table is only ever cleared
+
+
+def play_of(counts: Counts) -> Play:
+    """The one shared :class:`Play` of ``counts``, which must be a play (§3): its shape,
+    notation and 够级 are then computed once per process, not once per use (the inner loops
+    of legal-move generation and of a search's rollouts)."""
+    p = _INTERNED.get(counts)
+    if p is None:
+        if len(_INTERNED) >= _INTERN_LIMIT:
+            _INTERNED.clear()
+        p = _INTERNED[counts] = Play(counts)
+    return p
+
+
 def as_play(counts: Counts) -> Play | None:
     """§3: a non-empty set whose cards other than 2, S, B share one rank."""
+    counts = tuple(counts)
+    p = _INTERNED.get(counts)
+    if p is not None:
+        return p
     if len(counts) != NRANKS or any(n < 0 for n in counts):
         return None
     plain = [r for r in range(TWO) if counts[r]]
     if len(plain) > 1 or not any(counts):
         return None
-    return Play(tuple(counts))
+    return play_of(counts)
 
 
 def _shape_beats(p: Shape, q: Shape) -> bool:

@@ -1,19 +1,23 @@
 """The hard level's search (engine.ai.search): the unchecked speed path of its rollouts equals
-the checked one, what leads and auto passes say about hands (lead floors, seats that cannot
-beat the top), and deals that respect them."""
+the checked one, what leads, plays and auto passes say about hands (lead floors, spent ranks,
+seats that cannot beat the top), deals that respect them and look like real hands, and the
+speed paths under the search (legal.can_beat, estimate.draw, shared plays)."""
 
 from __future__ import annotations
 
 import random
 
 from engine.actions import Action
-from engine.ai.knowledge import declined, from_view, lead_floors, sat_out
-from engine.ai.search import deal_hidden
-from engine.cards import NRANKS, THREE, rank_of
+from engine.ai import search
+from engine.ai.estimate import draw
+from engine.ai.knowledge import declined, from_view, lead_floors, sat_out, spent_ranks
+from engine.ai.search import _deal_with_floors, deal_hidden, win_part
+from engine.cards import BIG, NRANKS, SMALL, THREE, TWO, parse, rank_of
 from engine.game import Game
-from engine.legal import can_beat
+from engine.legal import _beating_shapes, can_beat
 from engine.match import Match
 from engine.playout import random_action
+from engine.plays import as_play
 from engine.rules import Rules
 from engine.vocab import Do
 
@@ -182,3 +186,130 @@ def test_seats_that_sat_out_a_trick_could_not_beat_its_last_top() -> None:
     ]
     assert [(s, str(p)) for s, p in sat_out(log, rules)] == [(2, "88"), (4, "88"), (5, "88")]
     assert sat_out(log[:3], rules) == ()  # the trick is not over
+
+
+def test_spent_ranks_mark_plain_ranks_played() -> None:
+    """knowledge.spent_ranks: a bit per plain rank 4..A a seat has played, leads and answers
+    alike; 3s, 2s and jokers say nothing."""
+    log = [
+        Action(0, Do.PLAY, "99"),
+        Action(1, Do.PLAY, "2K"),  # an answer with a 2 attached: K is spent, the 2 is not
+        Action(2, Do.PASS),
+        Action(1, Do.PLAY, "B"),
+        Action(3, Do.PLAY, "333"),
+    ]
+    spent = spent_ranks(log)
+    assert spent[0] == 1 << rank_of("9")
+    assert spent[1] == 1 << rank_of("K")
+    assert spent[2] == spent[3] == spent[4] == spent[5] == 0
+
+
+def _spent_position() -> tuple[Game, int]:
+    """Seat 1 has led its 8s and its Js: it is taken to hold no more of either."""
+    rules = Rules()
+    hands = [
+        "444455667QQQQ3",
+        "8888JJJ99TTKKAA3",
+        "5566777TTQQ3",
+        "44556677993",
+        "9TTJJKKAA3",
+        "56789TJQKA3",
+    ]
+    g = Game.from_position(rules, hands, leader=1)
+    for lead in ("8888", "JJJ"):
+        g.apply(Action(1, Do.PLAY, lead))
+        while g.asked() is not None and g.asked()[1] != "lead":  # type: ignore[index]
+            g.apply(Action(g.asked()[0], Do.PASS))  # type: ignore[index]
+        assert g.asked() == (1, "lead")
+    return g, 0
+
+
+def test_deals_keep_spent_ranks_out_and_groups_whole() -> None:
+    g, me = _spent_position()
+    k = from_view(g.view(me), g.log)
+    assert k.spent is not None and k.spent[1] == (1 << rank_of("8")) | (1 << rank_of("J"))
+    groups_clumped = groups_uniform = 0
+    for i in range(200):
+        dealt = deal_hidden(k, [None] * 6, random.Random(i))
+        for s in range(6):
+            assert sum(dealt[s]) == k.counts[s]
+        assert dealt[1][rank_of("8")] == 0 and dealt[1][rank_of("J")] == 0, (i, dealt[1])
+        assert all(dealt[s][THREE] >= 1 for s in range(6))  # 憋3: every seat keeps a 3
+        groups_clumped += sum(1 for s in range(6) if s != me for r in range(1, 12) if dealt[s][r])
+    # the same deal without the clumping of groups: more, smaller groups
+    saved = search.CLUMP
+    search.CLUMP = 0.0
+    try:
+        for i in range(200):
+            dealt = deal_hidden(k, [None] * 6, random.Random(i))
+            groups_uniform += sum(
+                1 for s in range(6) if s != me for r in range(1, 12) if dealt[s][r]
+            )
+    finally:
+        search.CLUMP = saved
+    assert groups_clumped < 0.9 * groups_uniform
+
+
+def test_unkeepable_spent_ranks_are_given_anyway() -> None:
+    """When every seat that may take a card has spent its rank (someone broke a group) and no
+    dead cards can take it, the card still goes to a seat the floors allow: the deal does not
+    fail on spent ranks alone — only on floors."""
+    nine = rank_of("9")
+    pool = [0] * NRANKS
+    pool[nine] = 4
+    for i in range(20):
+        hands = [[0] * NRANKS for _ in range(6)]
+        ok = _deal_with_floors(
+            hands, [1, 2], {1: 2, 2: 2}, [0] * 6, [1 << nine] * 6, pool, True, random.Random(i)
+        )
+        assert ok and hands[1][nine] == hands[2][nine] == 2
+    hands = [[0] * NRANKS for _ in range(6)]
+    floors = [rank_of("T")] * 6  # no seat may hold a 9 at all: that fails
+    assert not _deal_with_floors(
+        hands, [1, 2], {1: 2, 2: 2}, floors, [0] * 6, pool, True, random.Random(0)
+    )
+    assert hands == [[0] * NRANKS for _ in range(6)]
+
+
+def test_draw_is_a_hand_from_the_cards() -> None:
+    rng = random.Random(3)
+    cards = [r for r in range(NRANKS) for _ in range(3)]
+    seen = [0] * NRANKS
+    for _ in range(3000):
+        hand = draw(cards, 5, rng)
+        assert sum(hand) == 5 and all(0 <= n <= 3 for n in hand)
+        for r in range(NRANKS):
+            seen[r] += hand[r]
+    assert sorted(cards) == [r for r in range(NRANKS) for _ in range(3)]  # reordered only
+    assert min(seen) > 0.85 * 1000 and max(seen) < 1.15 * 1000  # every rank about 1/15
+
+
+def test_fast_can_beat_equals_generation() -> None:
+    """legal.can_beat's check without generating plays agrees with the generator (§3)."""
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(20000):
+        hand = [0] * NRANKS
+        for _ in range(rng.randint(0, 18)):
+            hand[rng.randrange(NRANKS)] += 1
+        c = [0] * NRANKS
+        c[rng.randrange(NRANKS)] = rng.randint(1, 5)
+        for j in (TWO, SMALL, BIG):
+            if rng.random() < 0.3:
+                c[j] += rng.randint(1, 3)
+        top = as_play(tuple(c))
+        if top is None:
+            continue
+        generated = next(_beating_shapes(hand, top.shape), None) is not None
+        assert can_beat(hand, top) == generated, (hand, str(top))
+        checked += 1
+    assert checked > 10000
+
+
+def test_plays_are_shared_and_results_split_into_the_win() -> None:
+    p = as_play(parse("22KK"))
+    assert p is not None and p is as_play(parse("KK22")) and str(p) == "22KK"
+    assert as_play(parse("KQ")) is None
+    for diff in range(-12, 13):
+        win = 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
+        assert win_part(win + diff / search.MARGIN_SCALE) == win

@@ -23,16 +23,26 @@ def pool_list(pool: list[int]) -> list[int]:
     return [r for r in range(NRANKS) for _ in range(pool[r])]
 
 
+def draw(cards: list[int], n: int, rng: random.Random) -> list[int]:
+    """A hand of ``n`` cards drawn uniformly without replacement from ``cards`` (a list of
+    ranks, reordered in place: a partial Fisher–Yates shuffle, the hot path of estimates and
+    rollouts), as counts by rank."""
+    hand = [0] * NRANKS
+    m = len(cards)
+    rand = rng.random
+    for i in range(min(n, m)):
+        j = i + int(rand() * (m - i))
+        cards[i], cards[j] = cards[j], cards[i]
+        hand[cards[i]] += 1
+    return hand
+
+
 def _sample_beats(cards: list[int], n: int, play: Play, kbj: bool, rng: random.Random) -> float:
     if n <= 0 or n < play.size:
         return 0.0
-    n = min(n, len(cards))
     hits = 0
     for _ in range(SAMPLES):
-        hand = [0] * NRANKS
-        for r in rng.sample(cards, n):
-            hand[r] += 1
-        if can_beat(hand, play, kbj):
+        if can_beat(draw(cards, n, rng), play, kbj):
             hits += 1
     return hits / SAMPLES
 
@@ -111,9 +121,7 @@ def burn_success_chance(k: Knowledge, burner: int, rng: random.Random) -> float:
     n = min(max(n, 0), len(cards))
     hits = 0
     for _ in range(SAMPLES):
-        hand = [0] * NRANKS
-        for r in rng.sample(cards, n):
-            hand[r] += 1
+        hand = draw(cards, n, rng)
         if bound:
             hand[THREE] += 1
         if duty_feasible(hand, bound):

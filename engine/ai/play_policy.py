@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus
 from ..legal import duty_feasible, duty_leads
-from ..plays import Play, as_play
+from ..plays import Play, as_play, play_of
 from ..seats import opposite, team
 from ..vocab import Ask, Do
 from .estimate import beat_chance, burn_success_chance, likely_penultimate
@@ -48,7 +48,7 @@ def _play(p: Play, reason: str) -> Choice:
 def _group(rank: int, n: int) -> Play:
     c = [0] * NRANKS
     c[rank] = n
-    return Play(tuple(c))
+    return play_of(tuple(c))
 
 
 def body_ranks(hand: Sequence[int], bound: bool) -> list[int]:

@@ -7,7 +7,10 @@ cards, every seat's count, a 3 for each seat still bound by 憋3, teammates' han
 ``partner_cards_at``, and what each seat's leads and passes say (``Knowledge.floors``: players
 lead their lowest group, so no seat is dealt a rank below its lowest lead; ``cannot_beat``,
 ``sat_out``: a seat the game passed for cannot beat that top; ``declined``: a seat that passed
-up an opponent's top holds no whole group beating it). The simulated game is a copy
+up an opponent's top holds no whole group beating it; ``spent``: a seat seldom holds more of
+a rank it has played, since groups are played whole — and hands are dealt with their groups
+whole and their 2s and jokers in proportion to their size, as real hands are, see
+:data:`CLUMP`). The simulated game is a copy
 of the table's game whose hands are all replaced by the sampled ones and whose hand-derived
 facts (the top's §8 penultimate flag) are recomputed from them (``Game.copy(hands=...)``), so
 nothing of the real hidden hands survives.
@@ -50,8 +53,25 @@ Z = 1.5  # …and by this many standard errors of the paired differences
 ROLLOUT_LIMIT = 3000
 SEARCH_FROM_OWN = 14  # search once this seat holds this many cards or fewer…
 SEARCH_FROM_OTHER = 8  # …or another active seat does
-DEAL_TRIES = 20  # deals drawn to find one that fits all the public evidence
+DEAL_TRIES = 20  # deals drawn to find one that fits all the public evidence (the best is kept)
 HORIZON = ROLLOUT_LIMIT  # policy decisions simulated before a rollout is cut short and evaluated
+# A rollout's result is the win (1, ½, 0) plus the score margin (§10) over this: the margin
+# tells candidates apart in deals the win does not (measured: paired differences are ~15%
+# more significant than with the win alone, and agree with it in sign 42 times in 43)
+MARGIN_SCALE = 24.0
+# Hidden hands are dealt as real ones look. Measured against the real hidden hands at 677
+# positions of 60 games where the search runs (30 deals each): uniform deals scattered each
+# hand over too many groups and gave the 2s and jokers regardless of hand size. Now the spent
+# ranks are kept out (knowledge.spent_ranks); the 2s and jokers are dealt first, in proportion
+# to the cards each seat holds, each joker a seat already got weighing it down by SPREAD
+# (jokers are spread wider than by chance: a seat keeps its few to the end); then 3 up to A,
+# each card of a rank a seat already got weighing it up by CLUMP (groups come whole). The
+# deals then hold 3.40 groups a hand (real 3.38), 1.49 2s (1.55), 1.05 jokers (1.08), and
+# how often a hand can beat each of A, 2, S, KK, AA, 22, QQQ, JJJJ, TTTTT, 999, 88, 7777 is
+# off the real rate by 0.018 on average (0.029 with uniform spreading of the jokers).
+CLUMP = 1.0
+SPREAD = 1.0
+DEAL_ORDER = (TWO, SMALL, BIG, *range(TWO))  # control cards first, then 3 up to A
 
 Found = tuple[Action, dict[str, str | int]]
 
@@ -121,27 +141,48 @@ def _deal_once(
     rng: random.Random,
 ) -> list[list[int]]:
     hands = [list(h) for h in known]
-    cards = [r for r in range(NRANKS) for _ in range(pool[r])]
-    rng.shuffle(cards)
-    need = {s: min(k.counts[s], len(cards)) for s in unknown}
+    left = list(pool)
+    total = sum(left)
+    need = {s: min(k.counts[s], total) for s in unknown}
     if k.rules.bie3:
         for s in unknown:
-            if need[s] and not k.threes_played[s] and THREE in cards:
-                cards.remove(THREE)
+            if need[s] and not k.threes_played[s] and left[THREE]:
+                left[THREE] -= 1
+                total -= 1
                 hands[s][THREE] += 1
                 need[s] -= 1
-    floors = k.floors
-    if (
-        floors is not None
-        and any(floors[s] for s in unknown)
-        and _deal_with_floors(hands, unknown, need, floors, cards, k.rules.bie3, rng)
+    floors = k.floors or [0] * 6
+    bie3 = k.rules.bie3
+    spent = [0] * 6
+    if k.spent is not None:
+        # a seat's spent ranks are kept out of its hand only where the rest of the unseen
+        # cards it may hold can fill it (else it broke a group somewhere: nothing is assumed)
+        for s in unknown:
+            bits = k.spent[s]
+            if bits:
+                supply = sum(
+                    n
+                    for r, n in enumerate(left)
+                    if (r == THREE and bie3) or (r >= floors[s] and not bits & (1 << r))
+                )
+                if supply >= need[s]:
+                    spent[s] = bits
+    if any(spent[s] for s in unknown) and _deal_with_floors(
+        hands, unknown, need, floors, spent, left, bie3, rng
     ):
         return hands
+    if any(floors[s] for s in unknown) and _deal_with_floors(
+        hands, unknown, need, floors, [0] * 6, left, bie3, rng
+    ):
+        return hands  # the spent ranks could not all be kept out: the floors alone
+    cards = [r for r in range(NRANKS) for _ in range(left[r])]
+    rng.shuffle(cards)
     pos = 0
     for s in unknown:
         n = min(need[s], len(cards) - pos)
+        h = hands[s]
         for r in cards[pos : pos + n]:
-            hands[s][r] += 1
+            h[r] += 1
         pos += n
     return hands
 
@@ -151,40 +192,88 @@ def _deal_with_floors(
     unknown: list[int],
     need: dict[int, int],
     floors: list[int],
-    cards: list[int],
+    spent: list[int],
+    pool: list[int],
     bie3: bool,
     rng: random.Random,
 ) -> bool:
-    """Deal ``cards`` to the ``unknown`` seats so that none gets a rank below its floor
-    (:func:`~engine.ai.knowledge.lead_floors`; 3s exempt under 憋3): lowest ranks first, each
-    card to a seat that may hold it, chosen in proportion to the cards it still needs — the
-    cards nobody needs (those of seats out of play) being one more such recipient. False
-    (``hands`` untouched) when the floors cannot all be met."""
+    """Deal the ``pool`` (counts by rank) to the ``unknown`` seats so that none gets a rank
+    below its floor (:func:`~engine.ai.knowledge.lead_floors`; 3s exempt under 憋3) or, where
+    some seat may take the card, a rank it has spent (``spent`` bits,
+    :func:`~engine.ai.knowledge.spent_ranks`): rank by rank in :data:`DEAL_ORDER`, each card
+    to a seat that may hold it, chosen in proportion to the cards it still needs (more for
+    the cards of that rank it already got, :data:`CLUMP`) — the cards nobody needs (those of
+    seats out of play) being one more such recipient. False (``hands`` untouched) when the
+    floors cannot all be met."""
     left = dict(need)
-    dead = len(cards) - sum(left.values())
-    got: dict[int, list[int]] = {s: [] for s in unknown}
-    for r in sorted(cards):
-        free = r == THREE and bie3
-        ok = [s for s in unknown if left[s] and (free or r >= floors[s])]
-        total = dead + sum(left[s] for s in ok)
-        if total == 0:
-            return False
-        x = rng.randrange(total)
-        if x < dead:
-            dead -= 1
+    dead = sum(pool) - sum(left.values())
+    got = [[0] * NRANKS for _ in range(6)]
+    jokers_got = [0] * 6
+    rand = rng.random  # int(rand() * n): a uniform index, without randrange's overhead
+    for r in DEAL_ORDER:
+        cnt = pool[r]
+        if not cnt:
             continue
-        x -= dead
-        for s in ok:
-            x -= left[s]
-            if x < 0:
+        free = r == THREE and bie3
+        bit = 1 << r
+        ok = [s for s in unknown if left[s] and (free or (r >= floors[s] and not spent[s] & bit))]
+        # a seat's weight for the next card of this rank: the cards it still needs, more for
+        # each card of the rank it already got (groups come whole, see CLUMP)
+        clump = CLUMP if r < TWO else 0.0
+        joker = r > TWO
+        weights = [
+            left[s] / (1.0 + SPREAD * jokers_got[s]) if joker else float(left[s]) for s in ok
+        ]
+        live = sum(weights)
+        for _ in range(cnt):
+            if not ok:
+                if dead:
+                    dead -= 1
+                    continue
+                # nobody may hold it by the spent ranks: it goes to a seat the floors allow
+                # (that seat broke a group), in proportion to the cards it still needs
+                relaxed = [s for s in unknown if left[s] and (free or r >= floors[s])]
+                if not relaxed:
+                    return False
+                x = rand() * sum(left[s] for s in relaxed)
+                for s in relaxed:
+                    x -= left[s]
+                    if x < 0:
+                        break
                 left[s] -= 1
-                got[s].append(r)
-                break
+                got[s][r] += 1
+                continue
+            x = rand() * (dead + live)
+            if x < dead:
+                dead -= 1
+                continue
+            x -= dead
+            i = 0
+            last = len(ok) - 1
+            while i < last:
+                x -= weights[i]
+                if x < 0:
+                    break
+                i += 1
+            s = ok[i]
+            left[s] -= 1
+            got[s][r] += 1
+            live -= weights[i]
+            if left[s]:
+                if joker:
+                    jokers_got[s] += 1
+                    weights[i] = left[s] / (1.0 + SPREAD * jokers_got[s])
+                else:
+                    weights[i] = left[s] * (1.0 + clump * got[s][r])
+                live += weights[i]
+            else:
+                del ok[i], weights[i]
     if any(left.values()):
         return False
-    for s, rs in got.items():
-        for r in rs:
-            hands[s][r] += 1
+    for s in unknown:
+        h, g = hands[s], got[s]
+        for r in range(NRANKS):
+            h[r] += g[r]
     return True
 
 
@@ -236,7 +325,13 @@ def evaluate(sim: Game, me: int) -> float:
         )
         sa, sb = score(ranks)
     diff = (sa - sb) if team(me) == 0 else (sb - sa)
-    return (1.0 if diff > 0 else 0.5 if diff == 0 else 0.0) + diff / 240.0
+    return (1.0 if diff > 0 else 0.5 if diff == 0 else 0.0) + diff / MARGIN_SCALE
+
+
+def win_part(result: float) -> float:
+    """The win (1, ½, 0) of an :func:`evaluate` result: the margin term is at most ½ (a score
+    of ±12 over :data:`MARGIN_SCALE`), and a positive margin is a win."""
+    return 1.0 if result > 0.75 else 0.5 if result >= 0.25 else 0.0
 
 
 def _plan(h: list[int], bie3: bool) -> float:
@@ -428,7 +523,7 @@ def search(
     if best == 0:
         return None
     act = cands[best]
-    win = statistics.fmean(results[best])
+    win = statistics.fmean(win_part(r) for r in results[best])
     params: dict[str, str | int] = {"rollouts": rounds, "win": round(100 * min(max(win, 0.0), 1.0))}
     if act.cards:
         params["cards"] = act.cards
