@@ -71,7 +71,8 @@ def contains(hand: Sequence[int], part: Sequence[int]) -> bool:
 
 
 def minus(hand: Sequence[int], part: Sequence[int]) -> Counts:
-    assert len(hand) == len(part)
+    if len(hand) != len(part):
+        raise ValueError("counts of different lengths")
     return tuple(map(sub, hand, part))
 
 

@@ -10,8 +10,15 @@ import random
 from engine.actions import Action
 from engine.ai import search
 from engine.ai.estimate import draw
-from engine.ai.knowledge import declined, from_view, lead_floors, sat_out, spent_ranks
-from engine.ai.search import _deal_with_floors, deal_hidden, win_part
+from engine.ai.knowledge import (
+    declined,
+    from_view,
+    lead_floors,
+    played_cards,
+    sat_out,
+    spent_ranks,
+)
+from engine.ai.search import _deal_by_evidence, deal_hidden, win_part
 from engine.cards import BIG, NRANKS, SMALL, THREE, TWO, parse, rank_of
 from engine.game import Game
 from engine.legal import _beating_shapes, can_beat
@@ -198,7 +205,7 @@ def test_spent_ranks_mark_plain_ranks_played() -> None:
         Action(1, Do.PLAY, "B"),
         Action(3, Do.PLAY, "333"),
     ]
-    spent = spent_ranks(log)
+    spent = spent_ranks(played_cards(log)[1])
     assert spent[0] == 1 << rank_of("9")
     assert spent[1] == 1 << rank_of("K")
     assert spent[2] == spent[3] == spent[4] == spent[5] == 0
@@ -259,13 +266,13 @@ def test_unkeepable_spent_ranks_are_given_anyway() -> None:
     pool[nine] = 4
     for i in range(20):
         hands = [[0] * NRANKS for _ in range(6)]
-        ok = _deal_with_floors(
+        ok = _deal_by_evidence(
             hands, [1, 2], {1: 2, 2: 2}, [0] * 6, [1 << nine] * 6, pool, True, random.Random(i)
         )
         assert ok and hands[1][nine] == hands[2][nine] == 2
     hands = [[0] * NRANKS for _ in range(6)]
     floors = [rank_of("T")] * 6  # no seat may hold a 9 at all: that fails
-    assert not _deal_with_floors(
+    assert not _deal_by_evidence(
         hands, [1, 2], {1: 2, 2: 2}, floors, [0] * 6, pool, True, random.Random(0)
     )
     assert hands == [[0] * NRANKS for _ in range(6)]

@@ -134,23 +134,16 @@ def lead_floors(log: Sequence[Action], rules: Rules) -> list[int]:
     return floors
 
 
-def spent_ranks(log: Sequence[Action]) -> list[int]:
-    """Per seat, a bit (``1 << rank``) for each plain rank from 4 to A that it has played, in
-    a lead or an answer: players play a group whole (§6 — the normal level always prefers to,
-    breaking one costs it), so a seat that played some of a rank seldom holds more of it
+def spent_ranks(per_seat: Sequence[Sequence[int]]) -> list[int]:
+    """Per seat, a bit (``1 << rank``) for each plain rank from 4 to A that it has played
+    (``per_seat``: the cards each seat played, by rank, as :func:`played_cards` counts them),
+    in a lead or an answer: players play a group whole (§6 — the normal level always prefers
+    to, breaking one costs it), so a seat that played some of a rank seldom holds more of it
     (measured at the arena's searched positions: 4% of such ranks are still held; random deals
     from the unseen cards would give most of them back, scattering each hidden hand over
-    half again as many groups as real hands have). 3s (held to the end under 憋3), 2s and
-    jokers (carried as control cards) say nothing."""
-    spent = [0] * 6
-    for act in log:
-        if act.do != Do.PLAY:
-            continue
-        c = parse(act.cards)
-        for r in range(THREE + 1, TWO):
-            if c[r]:
-                spent[act.seat] |= 1 << r
-    return spent
+    more groups than real hands have). 3s (held to the end under 憋3), 2s and jokers (carried
+    as control cards) say nothing."""
+    return [sum(1 << r for r in range(THREE + 1, TWO) if played[r]) for played in per_seat]
 
 
 def trick_start(log: Sequence[Action], rules: Rules) -> int:
@@ -286,7 +279,7 @@ def from_view(
         pool=[max(p, 0) for p in pool],
         threes_played=[per_seat[s][THREE] > 0 for s in range(6)],
         floors=lead_floors(log, view.rules),
-        spent=spent_ranks(log),
+        spent=spent_ranks(per_seat),
         cannot_beat=auto_passed(log, view.passed, view.rules) if top else frozenset(),
         declined=declined(log, view.rules) if top else (),
         sat_out=sat_out(log, view.rules),
