@@ -13,6 +13,7 @@ from engine.ai.estimate import draw
 from engine.ai.knowledge import (
     declined,
     from_view,
+    group_evidence,
     lead_floors,
     played_cards,
     sat_out,
@@ -231,30 +232,105 @@ def _spent_position() -> tuple[Game, int]:
     return g, 0
 
 
-def test_deals_keep_spent_ranks_out_and_groups_whole() -> None:
+def test_deals_keep_spent_ranks_out() -> None:
     g, me = _spent_position()
     k = from_view(g.view(me), g.log)
     assert k.spent is not None and k.spent[1] == (1 << rank_of("8")) | (1 << rank_of("J"))
-    groups_clumped = groups_uniform = 0
     for i in range(200):
         dealt = deal_hidden(k, [None] * 6, random.Random(i))
         for s in range(6):
             assert sum(dealt[s]) == k.counts[s]
         assert dealt[1][rank_of("8")] == 0 and dealt[1][rank_of("J")] == 0, (i, dealt[1])
         assert all(dealt[s][THREE] >= 1 for s in range(6))  # 憋3: every seat keeps a 3
-        groups_clumped += sum(1 for s in range(6) if s != me for r in range(1, 12) if dealt[s][r])
-    # the same deal without the clumping of groups: more, smaller groups
-    saved = search.CLUMP
-    search.CLUMP = 0.0
-    try:
-        for i in range(200):
-            dealt = deal_hidden(k, [None] * 6, random.Random(i))
-            groups_uniform += sum(
-                1 for s in range(6) if s != me for r in range(1, 12) if dealt[s][r]
-            )
-    finally:
-        search.CLUMP = saved
-    assert groups_clumped < 0.9 * groups_uniform
+
+
+def test_mixing_keeps_counts_supply_and_evidence() -> None:
+    """_mix swaps plain cards only between holders allowed them: every seat's count and every
+    rank's supply stay, no card goes where the floors or spent ranks forbid, no banned count
+    appears, the 2s, jokers and a bound seat's kept 3 stay put."""
+    rng = random.Random(5)
+    four, nine, ace = rank_of("4"), rank_of("9"), rank_of("A")
+    for trial in range(200):
+        pool = [0] * NRANKS
+        hands = [[0] * NRANKS for _ in range(6)]
+        unknown = [1, 3, 5]
+        for s in unknown:
+            hands[s][THREE] = 1
+            hands[s][TWO] = rng.randint(0, 1)
+            for _ in range(rng.randint(2, 8)):
+                hands[s][rng.randint(four, ace)] += 1
+        for r in range(NRANKS):
+            pool[r] = sum(hands[s][r] for s in unknown) + rng.randint(0, 2)  # some dead
+        allow = [(1 << TWO) - 1] * 7
+        allow[1] &= ~(1 << nine)  # seat 1 has spent its 9s…
+        hands[3][nine] += hands[1][nine]  # …so they go to seat 3 to start with
+        hands[1][four] += hands[1][nine]
+        pool[four] += hands[1][nine]
+        hands[1][nine] = 0
+        bans = [[0] * NRANKS for _ in range(6)]
+        bans[5][ace] = 1 << 2  # seat 5 holds no AA
+        if hands[5][ace] == 2:
+            hands[5][ace] = 1
+            pool[ace] -= 1
+        before = [list(h) for h in hands]
+        search._mix(hands, unknown, pool, allow, [0, 1, 0, 1, 0, 1], 30.0, rng.random, bans)
+        for s in unknown:
+            assert sum(hands[s]) == sum(before[s])
+            assert hands[s][TWO] == before[s][TWO] and hands[s][THREE] >= 1
+        for r in range(NRANKS):
+            assert sum(hands[s][r] for s in unknown) <= pool[r]
+        assert sum(sum(h[:TWO]) for h in hands) == sum(sum(h[:TWO]) for h in before)
+        assert hands[1][nine] == 0 and hands[5][ace] != 2, trial
+
+
+def test_mixing_makes_the_deal_uniform() -> None:
+    """Two seats needing one card each, an A and a 4 between them, always dealt the same way
+    at first: mixed, each seat holds the A about half the time."""
+    four, ace = rank_of("4"), rank_of("A")
+    pool = [0] * NRANKS
+    pool[four] = pool[ace] = 1
+    allow = [(1 << TWO) - 1] * 7
+    aces = 0
+    rng = random.Random(9)
+    for _ in range(2000):
+        hands = [[0] * NRANKS for _ in range(6)]
+        hands[1][ace] = 1
+        hands[2][four] = 1
+        search._mix(hands, [1, 2], pool, allow, [0] * 6, search.MIX, rng.random)
+        assert hands[1][ace] + hands[2][ace] == 1 and sum(hands[1]) == sum(hands[2]) == 1
+        aces += hands[1][ace]
+    assert 900 < aces < 1100
+
+
+def test_answers_say_which_counts_a_seat_lacks() -> None:
+    """group_evidence: a pass by choice on an opponent's top of n cards says no rank above it
+    held exactly n; an answer with a group of rank b, none between the top and b; an answer
+    with a 2, none at all; teammates' tops and 够级 tops passed by other than the 对头 (burn
+    claims, §7) say nothing."""
+    rules = Rules()
+    r = rank_of
+    log = [
+        Action(0, Do.PLAY, "77"),
+        Action(1, Do.PLAY, "JJ"),  # no 88 99 TT
+        Action(2, Do.PASS),  # no 2-groups above J
+        Action(3, Do.PASS),  # seat 1 is its teammate: nothing
+        Action(4, Do.PLAY, "2Q"),  # a 2 in it: no pair above J at all
+        Action(5, Do.PLAY, "AA"),  # no KK (the top is a pair of Qs with a 2)
+    ]
+    ev = group_evidence(log, rules)
+    pair = 1 << 2
+    assert [ev[1][x] & pair > 0 for x in (r("8"), r("9"), r("T"), r("J"))] == [1, 1, 1, 0]
+    assert all(ev[2][x] & pair for x in range(r("Q"), r("2")))
+    assert not any(ev[2][: r("Q")]) and not any(ev[3])
+    assert all(ev[4][x] & pair for x in range(r("Q"), r("2")))
+    # seat 5's AA over seat 4's 2Q: rank Q's pair top, so no KK
+    assert ev[5][r("K")] & pair and not ev[5][r("A")] & pair
+    # a 够级 top (KK, §4) passed by a seat other than its owner's 对头: a burn claim
+    log2 = [Action(0, Do.PLAY, "55"), Action(1, Do.PLAY, "KK"), Action(2, Do.PASS)]
+    assert not any(group_evidence(log2, rules)[2])
+    log3 = [Action(1, Do.PLAY, "KK"), Action(4, Do.PASS)]  # seat 4 is seat 1's 对头
+    assert group_evidence(log3, rules)[4][r("A")] & pair
+    assert not any(group_evidence(log3, Rules(kill_big_joker=True))[4])
 
 
 def test_unkeepable_spent_ranks_are_given_anyway() -> None:

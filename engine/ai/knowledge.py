@@ -59,6 +59,10 @@ class Knowledge:
     # (seat, play) for each earlier trick a seat took no part in: it could not beat that
     # trick's last top then, nor can it now (see :func:`sat_out`).
     sat_out: tuple[tuple[int, Play], ...] = ()
+    # Per seat and rank, a bit (``1 << n``) for each count ``n`` of that rank the seat's
+    # answers and passes in the whole game say it does not hold (see :func:`group_evidence`).
+    # None where nothing is known. Only the hard level's deals read it.
+    not_held: list[list[int]] | None = None
 
     @property
     def bound(self) -> bool:
@@ -103,6 +107,19 @@ def played_cards(log: Sequence[Action]) -> tuple[list[int], list[list[int]]]:
     return total, per_seat
 
 
+def _is_lead(
+    prev: Action | None, prev_play: Play | None, act: Action, p: Play, rules: Rules
+) -> bool:
+    """Is ``act`` (its play ``p``) a lead, after the play ``prev`` (None: the first)? It is
+    when it follows the same seat's play or cannot beat the play before it (§3)."""
+    return (
+        prev is None
+        or prev_play is None
+        or prev.seat == act.seat
+        or not beats(p, prev_play, rules.kill_big_joker)
+    )
+
+
 def lead_floors(log: Sequence[Action], rules: Rules) -> list[int]:
     """Per seat, the lowest rank it may still hold among 3..A (4..A under 憋3, whose 3s go
     last, §8), read from the public log: players lead their lowest group, whole (§6 — the
@@ -119,12 +136,7 @@ def lead_floors(log: Sequence[Action], rules: Rules) -> list[int]:
         p = as_play(parse(act.cards))
         if p is None:
             continue
-        lead = (
-            prev is None
-            or prev_play is None
-            or prev.seat == act.seat
-            or not beats(p, prev_play, rules.kill_big_joker)
-        )
+        lead = _is_lead(prev, prev_play, act, p, rules)
         prev, prev_play = act, p
         base = p.shape.base
         if not lead or base < 0 or base >= TWO or p.has_money_or_flower or p.kaidian:
@@ -159,12 +171,7 @@ def trick_start(log: Sequence[Action], rules: Rules) -> int:
         p = as_play(parse(act.cards))
         if p is None:
             continue
-        if (
-            prev is None
-            or prev_play is None
-            or prev.seat == act.seat
-            or not beats(p, prev_play, rules.kill_big_joker)
-        ):
+        if _is_lead(prev, prev_play, act, p, rules):
             start = i
         prev, prev_play = act, p
     return start
@@ -239,6 +246,63 @@ def sat_out(log: Sequence[Action], rules: Rules) -> tuple[tuple[int, Play], ...]
     return tuple(out)
 
 
+def group_evidence(log: Sequence[Action], rules: Rules) -> list[list[int]]:
+    """Per seat and rank 4..A, a bit (``1 << n``) for each count ``n`` the seat cannot hold of
+    that rank, read from its answers and passes to opponents in the whole public log: a
+    player answers with the cheapest play that beats the top, and a whole group of the top's
+    size is the cheapest there is (nothing broken, no 2s or jokers, §3 — the normal level
+    always plays one, as most people do), lower ranks first. So a pass by choice says the
+    seat held no group of exactly that many cards of a rank beating the top; an answer with
+    a group of rank b says it held none of a rank between the top's and b (one with 2s or
+    jokers, or a split group: none at all). Hands only shrink, and a rank the seat played
+    since is spent (:func:`spent_ranks`), so this holds now. Passes and answers on a 够级 top
+    by a seat other than its owner's 对头 are burn claims (§7) and say nothing; nor do tops
+    with jokers (no plain group beats them), nor anything under ``kill_big_joker`` (§13).
+    The one exception, a bound seat passing up its last group before the 3s (§8), is left to
+    the deals (:func:`~engine.ai.search.deal_hidden`)."""
+    out = [[0] * NRANKS for _ in range(6)]
+    if rules.kill_big_joker:
+        return out
+    top: Action | None = None
+    top_play: Play | None = None
+    for act in log:
+        if act.do == Do.PLAY:
+            p = as_play(parse(act.cards))
+            if p is None:
+                continue
+            answer = top is not None and not _is_lead(top, top_play, act, p, rules)
+            if answer and top is not None and top_play is not None:
+                _note_answer(out, act.seat, top, top_play, p)
+            top, top_play = act, p
+        elif act.do == Do.PASS and top is not None and top_play is not None:
+            _note_answer(out, act.seat, top, top_play, None)
+    return out
+
+
+def _note_answer(
+    out: list[list[int]], seat: int, top: Action, top_play: Play, answer: Play | None
+) -> None:
+    """Record what seat's answer (None: a pass) to ``top`` says about its groups."""
+    gap = (top.seat - seat) % 6
+    if gap % 2 == 0:
+        return  # a teammate's top: passed or taken over for other reasons
+    sh = top_play.shape
+    if sh.big or sh.small or sh.base < 0 or sh.base >= TWO:
+        return
+    if top_play.gouji and gap != 3:
+        return  # a burn claim (§7)
+    n = sh.body
+    hi = TWO
+    if answer is not None:
+        a = answer.shape
+        if not answer.has_money_or_flower and a.base < TWO and answer.counts[a.base] == n:
+            hi = a.base  # the cheapest: no whole group of n between the top and this rank
+    bit = 1 << n
+    row = out[seat]
+    for r in range(max(sh.base + 1, THREE + 1), hi):
+        row[r] |= bit
+
+
 def from_view(
     view: SeatView, log: Sequence[Action], starts: Sequence[int] | None = None
 ) -> Knowledge:
@@ -283,4 +347,5 @@ def from_view(
         cannot_beat=auto_passed(log, view.passed, view.rules) if top else frozenset(),
         declined=declined(log, view.rules) if top else (),
         sat_out=sat_out(log, view.rules),
+        not_held=group_evidence(log, view.rules),
     )
