@@ -302,6 +302,29 @@ def test_mixing_makes_the_deal_uniform() -> None:
     assert 900 < aces < 1100
 
 
+def test_deals_leave_out_the_counts_answers_rule_out() -> None:
+    """Seat 1 answered 77 with JJ, so it held no pair of 8s, 9s or Ts (the cheaper answers):
+    with the evidence the search fills in, the deals give it none."""
+    hands = ["7744KKQ53", "JJAA6654Q3", "5566QQ993", "44889TTK3", "99TTKK853", "668899AQ3"]
+    g = Game.from_position(Rules(), hands, leader=0)
+    g.apply(Action(0, Do.PLAY, "77"))
+    g.apply(Action(1, Do.PLAY, "JJ"))
+    k = from_view(g.view(0), g.log)
+    pairs = [rank_of(x) for x in "89T"]
+
+    def pairs_dealt() -> int:
+        n = 0
+        for i in range(300):
+            dealt = deal_hidden(k, [None] * 6, random.Random(i))
+            n += sum(dealt[1][r] == 2 for r in pairs)
+        return n
+
+    assert k.not_held is None  # the normal level does not read the evidence
+    assert pairs_dealt() > 30
+    k.not_held = group_evidence(g.log, k.rules)
+    assert pairs_dealt() == 0
+
+
 def test_answers_say_which_counts_a_seat_lacks() -> None:
     """group_evidence: a pass by choice on an opponent's top of n cards says no rank above it
     held exactly n; an answer with a group of rank b, none between the top and b; an answer

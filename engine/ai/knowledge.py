@@ -61,7 +61,8 @@ class Knowledge:
     sat_out: tuple[tuple[int, Play], ...] = ()
     # Per seat and rank, a bit (``1 << n``) for each count ``n`` of that rank the seat's
     # answers and passes in the whole game say it does not hold (see :func:`group_evidence`).
-    # None where nothing is known. Only the hard level's deals read it.
+    # None where nothing is known. Only the hard level's deals read it: its search fills it
+    # in (the normal level does not spend the pass over the log).
     not_held: list[list[int]] | None = None
 
     @property
@@ -347,5 +348,4 @@ def from_view(
         cannot_beat=auto_passed(log, view.passed, view.rules) if top else frozenset(),
         declined=declined(log, view.rules) if top else (),
         sat_out=sat_out(log, view.rules),
-        not_held=group_evidence(log, view.rules),
     )

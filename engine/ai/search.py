@@ -45,7 +45,7 @@ from ..ranking import compute_ranks, score
 from ..seats import team
 from ..view import SeatView
 from ..vocab import Ask, Do, Status
-from .knowledge import Knowledge
+from .knowledge import Knowledge, group_evidence
 from .play_policy import answer_cost, body_ranks, decide_play
 
 MIN_ROUNDS = 6  # below this many determinizations the normal choice is kept
@@ -612,6 +612,8 @@ def search(
     cands = candidates(k, legal, normal)
     if len(cands) < 2:
         return None
+    if k.not_held is None:
+        k.not_held = group_evidence(game.log, k.rules)
     partners = list(view.partner_hands)
     base_unseen = [k.hand[r] + k.pool[r] for r in range(NRANKS)]  # not played yet
     # results[i][j]: candidate i in determinization j (the same deal and rollout seed for all
