@@ -264,19 +264,17 @@ def group_evidence(log: Sequence[Action], rules: Rules) -> list[list[int]]:
     out = [[0] * NRANKS for _ in range(6)]
     if rules.kill_big_joker:
         return out
-    top: Action | None = None
-    top_play: Play | None = None
+    last: tuple[Action, Play] | None = None  # the latest play and its cards
     for act in log:
         if act.do == Do.PLAY:
             p = as_play(parse(act.cards))
             if p is None:
                 continue
-            answer = top is not None and not _is_lead(top, top_play, act, p, rules)
-            if answer and top is not None and top_play is not None:
-                _note_answer(out, act.seat, top, top_play, p)
-            top, top_play = act, p
-        elif act.do == Do.PASS and top is not None and top_play is not None:
-            _note_answer(out, act.seat, top, top_play, None)
+            if last is not None and not _is_lead(*last, act, p, rules):
+                _note_answer(out, act.seat, *last, p)
+            last = (act, p)
+        elif act.do == Do.PASS and last is not None:
+            _note_answer(out, act.seat, *last, None)
     return out
 
 
