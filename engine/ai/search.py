@@ -55,7 +55,7 @@ Z = 1.5  # …and by this many standard errors of the paired differences
 ROLLOUT_LIMIT = 3000
 SEARCH_FROM_OWN = 14  # search once this seat holds this many cards or fewer…
 SEARCH_FROM_OTHER = 8  # …or another active seat does
-DEAL_TRIES = 20  # looks (MIX_AGAIN more swaps, every other a fresh deal) for a deal fitting
+DEAL_TRIES = 20  # looks (MIX_AGAIN more swaps each, 2s and jokers too) for a deal fitting
 # every top a seat could not beat (the best is kept)
 HORIZON = ROLLOUT_LIMIT  # policy decisions simulated before a rollout is cut short and evaluated
 # A rollout's result is the win (1, ½, 0) plus the score margin (§10) over this: the margin
@@ -126,7 +126,7 @@ def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) ->
     if not cannot and not declined:
         return dealt
     best: tuple[int, list[list[int]]] | None = None
-    for t in range(1, DEAL_TRIES + 1):
+    for _ in range(DEAL_TRIES):
         broken = sum(1 for s, p in cannot if can_beat(dealt[s], p)) + sum(
             1 for s, p in declined if _whole_beat(dealt[s], p, k.rules.bie3)
         )
@@ -134,11 +134,8 @@ def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) ->
             best = (broken, [list(h) for h in dealt])
         if broken == 0:
             break
-        if t % 2:
-            _mix(dealt, unknown, pool, allow, keep3, MIX_AGAIN, rng.random, bans)
-        else:  # the 2s and jokers are not mixed: now and then a fresh deal
-            dealt = _deal_once(k, hands, unknown, pool, rng)
-            _mix(dealt, unknown, pool, allow, keep3, MIX, rng.random, bans)
+        # a little more mixing, the 2s and jokers too (a top may be beaten with them)
+        _mix(dealt, unknown, pool, allow, keep3, MIX_AGAIN, rng.random, bans, NRANKS)
     assert best is not None
     return best[1]
 
