@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from .actions import Action, IllegalAction
 from .cards import BIG, SMALL, THREE, Counts, contains, fmt, minus, parse
 from .events import Event
-from .legal import Legal, beating_plays, duty_feasible, lead_plays
+from .legal import Legal, answers, duty_feasible, lead_plays
 from .plays import Play, as_play, beats
 from .ranking import score
 from .rules import Rules
@@ -115,8 +115,8 @@ class Game(Flow):
             plays = lead_plays(hand, self._bound_by_threes(seat), need_joker=duty)
             return Legal(seat, ask, tuple(plays), False, False, True)
         assert self.top is not None
-        plays = beating_plays(hand, self.top.play, self.rules.kill_big_joker)
-        return Legal(seat, ask, tuple(plays), True, self._may_yield(seat, ask), False)
+        offered = answers(hand, self.top.play, self.rules.kill_big_joker)
+        return Legal(seat, ask, offered, True, self._may_yield(seat, ask), False)
 
     def burn_feasible(self, seat: int, cards: str) -> bool | None:
         """For the bot's warning before a burn (§7): can ``seat``, after burning with ``cards``,
@@ -269,6 +269,7 @@ class Game(Flow):
             events.append(Event(EventType.BURN_BREAK, seat, burner=prev.seat))
             self.burning = None
 
+        ranked = left == 0
         if prev is not None and prev.penult and self.active(prev.seat):
             # §8 闷: the penultimate play was beaten.
             self.status[prev.seat] = Status.SMOTHERED
@@ -276,6 +277,7 @@ class Game(Flow):
             self.men.append((prev.seat, seat))
             events.append(Event(EventType.SMOTHERED, prev.seat, by=seat))
             self._rank(prev.seat, events)
+            ranked = True
 
         if left == 0 and self.burning == seat:
             # §7 success: the burn is paid for by the one burned (2 after a counter-burn).
@@ -303,7 +305,8 @@ class Game(Flow):
             and not (prev is not None and prev.play.kaidian and team(prev.seat) != team(seat))
         )
         self.top = Top(seat, play, gouji, self.burning == seat, can_open, burn_play, penult)
-        self._after_ranking(events)
+        if ranked:  # nobody left play: nothing to settle (a speed path for rollouts)
+            self._after_ranking(events)
         if not self.over:
             self._open_queue()
 

@@ -109,6 +109,22 @@ def beating_plays(hand: Sequence[int], top: Play, kill_big_joker: bool = False) 
     return [play_of(c) for c in found]
 
 
+_ANSWERS: dict[tuple[Counts, Play, bool], tuple[Play, ...]] = {}
+_ANSWERS_LIMIT = 20_000  # a few MB; the table is only ever cleared
+
+
+def answers(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> tuple[Play, ...]:
+    """:func:`beating_plays` as a shared tuple, remembered by hand and top: a search's rollouts
+    meet the same hands answering the same tops again and again (a third of the time)."""
+    key = (tuple(hand), top, kill_big_joker)
+    found = _ANSWERS.get(key)
+    if found is None:
+        if len(_ANSWERS) >= _ANSWERS_LIMIT:
+            _ANSWERS.clear()
+        found = _ANSWERS[key] = tuple(beating_plays(hand, top, kill_big_joker))
+    return found
+
+
 def _rests(
     hand: Sequence[int], rest_q: Shape, no_big: bool
 ) -> Iterator[tuple[int, int, int, int, int]]:

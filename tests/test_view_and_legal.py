@@ -73,3 +73,21 @@ def test_copy_is_independent_and_can_hold_other_hands() -> None:
     twin.apply(Action(0, Do.PLAY, "99"))
     assert game.asked() == (0, Ask.LEAD) and game.top is None and sum(game.hands[0]) == 5
     assert twin.log and not game.log
+
+
+def test_answers_are_remembered_by_hand_and_top() -> None:
+    """The offered answers are every beating play, in beating_plays' order, and the same shared
+    tuple when the same hand meets the same top again (a search's rollouts do, often)."""
+    from engine.cards import parse
+    from engine.legal import answers, beating_plays
+    from engine.plays import Play
+
+    top = Play.parse("99")
+    assert top is not None
+    hand = list(parse("TTJJJ2BS"))
+    first = answers(hand, top)
+    assert first == tuple(beating_plays(hand, top))
+    assert {str(p) for p in first} >= {"TT", "JJ", "2T", "2J", "BS"}
+    assert answers(list(hand), top) is first
+    assert answers(tuple(hand), top) is first  # any sequence of the same counts
+    assert answers(hand, top, kill_big_joker=True) is not first
