@@ -11,7 +11,8 @@ up an opponent's top holds no whole group beating it; ``not_held``: the counts o
 seat's answers in the whole game rule out; ``spent``: a seat seldom holds more of a rank it
 has played, since groups are played whole — and hands are dealt with their 2s and jokers in
 proportion to their size and nearly every rank their evidence allows, as real hands are,
-see :data:`MIX`). The simulated game is a copy
+see :data:`MIX`), and with which the normal player would have made each hidden seat's recent
+choices (:mod:`engine.ai.inference`). The simulated game is a copy
 of the table's game whose hands are all replaced by the sampled ones and whose hand-derived
 facts (the top's §8 penultimate flag) are recomputed from them (``Game.copy(hands=...)``), so
 nothing of the real hidden hands survives.
@@ -45,6 +46,7 @@ from ..ranking import compute_ranks, score
 from ..seats import team
 from ..view import SeatView
 from ..vocab import Ask, Do, Status
+from .inference import Checks, recent_choices
 from .knowledge import Knowledge, group_evidence
 from .play_policy import answer_cost, body_ranks, decide_play
 
@@ -74,25 +76,32 @@ MARGIN_SCALE = 24.0
 # last, high ranks found the hands full (an allowed A held 41% of the time, K 70%). So the
 # plain cards are then mixed (_mix): MIX tries per card at swapping two cards between holders
 # that may hold each other's, which leaves a deal uniform among those the evidence allows,
-# with the counts the seats' answers rule out kept out (_bans). Now every rank is held as often as in
-# real hands (K 28% of seats, real 26%; A 19%, 21%), 3.50 groups a hand (real 3.52), and a
-# seat's count of each rank 4..A is right 79% of the time (70% before). In the arena against
-# normal: +2.5 points at 100 ms and at 16 deals a decision on one set of 100 deals (seed 41),
-# none on two others (seeds 11, 12): within the noise.
+# with the counts the seats' answers rule out kept out (_bans). Now every rank is held as
+# often as in real hands (K 28% of seats, real 26%; A 19%, 21%), 3.50 groups a hand (real
+# 3.52), and a seat's count of each rank 4..A is right 79% of the time (70% before). In the
+# arena against normal: +2.5 points at 100 ms and at 16 deals a decision on one set of 100
+# deals (seed 41), none on two others (seeds 11, 12): within the noise.
 SPREAD = 1.0
 # Each try picks two holders, then a card of each (a first version picked two cards, two in
 # three tries wasted on one holder or on cards no other holder may take, and needed 30 per
-# card): the figures above settle by 10 tries per card, and a deal takes 1.1-1.5 ms instead
-# of 2.3 on the 200 positions measured (can-beat Brier 0.0656 -> 0.0645)
+# card): the figures above settle by 10 tries per card, and a deal without the seats'
+# choices checked takes 0.7 ms instead of 2.3 on the 200 positions measured (the mixing's
+# state kept from one try to the next; can-beat Brier 0.0656 -> 0.0645)
 MIX = 10.0
-MIX_AGAIN = 1.0  # more tries per card when a deal breaks a top a seat could not beat (the
-# figures as with 3, at half the time)
+MIX_AGAIN = 1.0  # more tries per card of the seats that break something (the figures as
+# with 3 tries of every seat, at half the time)
 DEAL_ORDER = (TWO, SMALL, BIG, *range(TWO))  # control cards first, then 3 up to A
+# The last actions whose hidden seats' choices the deals are checked against (inference):
+# can-beat Brier against the real hands 0.0665 -> 0.0603 (6: 0.0627, 24: 0.0591), a deal
+# 0.7 -> 3.2 ms
+CHOICES_WINDOW = 12
 
 Found = tuple[Action, dict[str, str | int]]
 
 
-def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) -> list[list[int]]:
+def deal_hidden(
+    k: Knowledge, partners: list[str | None], rng: random.Random, checks: Checks | None = None
+) -> list[list[int]]:
     """Hands for every seat: this seat's own, known teammates' (§13), the rest sampled from the
     pool with each seat's count and, under 憋3, a 3 for each seat that has not played its 3s;
     no seat below its lead floor, none with a spent rank or a count its answers rule out
@@ -128,19 +137,25 @@ def deal_hidden(k: Knowledge, partners: list[str | None], rng: random.Random) ->
     keep3 = [1 if bie3 and not k.threes_played[s] and dealt[s][THREE] else 0 for s in range(6)]
     bans = _bans(k, unknown, cannot)
     _mix(dealt, unknown, pool, allow, keep3, MIX, rng.random, bans)
-    if not cannot and not declined:
+    if not cannot and not declined and not checks:
         return dealt
     best: tuple[int, list[list[int]]] | None = None
+    mixer: _Mixer | None = None
     for _ in range(DEAL_TRIES):
-        broken = sum(1 for s, p in cannot if can_beat(dealt[s], p)) + sum(
-            1 for s, p in declined if _whole_beat(dealt[s], p, k.rules.bie3)
-        )
-        if best is None or broken < best[0]:
-            best = (broken, [list(h) for h in dealt])
-        if broken == 0:
+        bad = [s for s, p in cannot if can_beat(dealt[s], p)]
+        bad += [s for s, p in declined if _whole_beat(dealt[s], p, bie3)]
+        if checks:
+            bad += checks.missed(dealt)
+        if best is None or len(bad) < best[0]:
+            best = (len(bad), [list(h) for h in dealt])
+        if not bad:
             break
-        # a little more mixing, the 2s and jokers too (a top may be beaten with them)
-        _mix(dealt, unknown, pool, allow, keep3, MIX_AGAIN, rng.random, bans, NRANKS)
+        # a little more mixing of the seats that break something, the 2s and jokers too (a
+        # top may be beaten with them)
+        if mixer is None:
+            mixer = _Mixer(dealt, unknown, pool, allow, keep3, bans, NRANKS)
+        mixer.run(MIX_AGAIN, rng.random, set(bad))
+        mixer.write(dealt)
     assert best is not None
     return best[1]
 
@@ -343,103 +358,141 @@ def _mix(
     bans: list[list[int]] | None = None,
     upto: int = TWO,
 ) -> None:
-    """Random swaps of two cards of the ranks below ``upto`` (the plain ones, 3 up to A;
-    :data:`NRANKS`: the 2s and jokers too) between holders that may hold each other's
-    (``allow``; the dead cards, holder 6, hold anything; ``keep3``: the 3s a seat bound by
-    憋3 keeps): ``swaps`` tries per card. The deal drifts to a uniform one among those that
-    fit the floors and the spent ranks, each seat's count and each rank's supply kept (a
-    rank-by-rank deal alone gives the first ranks dealt too much: the last, high ranks find
-    the hands full).
+    """Mix the cards of the ranks below ``upto`` (the plain ones, 3 up to A; :data:`NRANKS`:
+    the 2s and jokers too) between the holders, ``swaps`` tries per card (:class:`_Mixer`)."""
+    mixer = _Mixer(hands, unknown, pool, allow, keep3, bans, upto)
+    mixer.run(swaps, rand)
+    mixer.write(hands)
+
+
+class _Mixer:
+    """Random swaps of two cards between holders that may hold each other's (``allow``; the
+    dead cards, holder 6, hold anything; ``keep3``: the 3s a seat bound by 憋3 keeps). The
+    deal drifts to a uniform one among those that fit the floors and the spent ranks, each
+    seat's count and each rank's supply kept (a rank-by-rank deal alone gives the first ranks
+    dealt too much: the last, high ranks find the hands full), and a swap never adds a count
+    a seat's answers rule out (``bans``).
 
     Each try picks two holders (a pair uniformly), a card of each (uniformly among its cards
     some other holder may take) and swaps them if each holder may take the other's: the
     chance of a try and of its reverse are the same (holders' card counts never change), so
     the deals are drawn uniformly (cards no other holder may take stay where they are)."""
-    dead = [pool[r] - sum(hands[s][r] for s in unknown) for r in range(upto)]
-    holders = (*unknown, 6) if any(n > 0 for n in dead) else tuple(unknown)
-    held = [0] * NRANKS  # the holders that may take each rank, as bits
-    for s in holders:
-        a = allow[s]
-        for r in range(upto):
-            if a >> r & 1:
-                held[r] |= 1 << s
-    cards: list[list[int]] = [[] for _ in range(7)]
-    fixed = [[0] * NRANKS for _ in range(7)]
-    for r in range(upto):
-        for s in unknown:
-            g = hands[s][r]
-            if r == THREE:
-                g -= keep3[s]
-            if g > 0:
-                if held[r] & ~(1 << s):  # another holder may take it
-                    cards[s] += [r] * g
-                else:
-                    fixed[s][r] += g
-        if dead[r] > 0:
-            if held[r] & ~(1 << 6):
-                cards[6] += [r] * dead[r]
-            else:
-                fixed[6][r] += dead[r]
-    live = [s for s in holders if cards[s]]
-    pairs = [
-        (a, b, len(cards[a]), len(cards[b])) for i, a in enumerate(live) for b in live[i + 1 :]
-    ]
-    if not pairs:
-        return
-    m = sum(len(cards[s]) for s in live)
-    npairs = len(pairs)
-    # with counts some seats cannot hold (``bans``), a swap may not add a cell holding one
-    ban = [*bans, [0] * NRANKS] if bans is not None else None
-    cnt = [[0] * NRANKS for _ in range(7)]
-    if ban is not None:
-        for s in live:
-            c, f = cnt[s], fixed[s]
-            for r in cards[s]:
-                c[r] += 1
+
+    __slots__ = ("allow", "ban", "cards", "cnt", "fixed", "keep3", "live", "unknown", "upto")
+
+    def __init__(
+        self,
+        hands: list[list[int]],
+        unknown: list[int],
+        pool: list[int],
+        allow: list[int],
+        keep3: list[int],
+        bans: list[list[int]] | None,
+        upto: int,
+    ) -> None:
+        dead = [pool[r] - sum(hands[s][r] for s in unknown) for r in range(upto)]
+        holders = (*unknown, 6) if any(n > 0 for n in dead) else tuple(unknown)
+        held = [0] * NRANKS  # the holders that may take each rank, as bits
+        for s in holders:
+            a = allow[s]
             for r in range(upto):
-                c[r] += f[r]
-        for s in unknown:
-            cnt[s][THREE] += keep3[s]
-    # (one try more half the time: with every try taken, a chain would alternate)
-    for _ in range(int(swaps * m) + (rand() < 0.5)):
-        u = rand() * npairs
-        p = int(u)
-        a, b, la, lb = pairs[p]
-        ca, cb = cards[a], cards[b]
-        x = int((u - p) * la)
-        y = int(rand() * lb)
-        ra, rb = ca[x], cb[y]
-        if ra == rb or not (allow[a] >> rb & 1 and allow[b] >> ra & 1):
-            continue
-        if ban is not None:
-            na, nb = cnt[a], cnt[b]
-            ba, bb = ban[a], ban[b]
-            before = (
-                (ba[ra] >> na[ra] & 1)
-                + (ba[rb] >> na[rb] & 1)
-                + (bb[ra] >> nb[ra] & 1)
-                + (bb[rb] >> nb[rb] & 1)
-            )
-            after = (
-                (ba[ra] >> (na[ra] - 1) & 1)
-                + (ba[rb] >> (na[rb] + 1) & 1)
-                + (bb[ra] >> (nb[ra] + 1) & 1)
-                + (bb[rb] >> (nb[rb] - 1) & 1)
-            )
-            if after > before:
-                continue
-            na[ra] -= 1
-            na[rb] += 1
-            nb[ra] += 1
-            nb[rb] -= 1
-        ca[x], cb[y] = rb, ra
-    for s in unknown:
-        h, f = hands[s], fixed[s]
+                if a >> r & 1:
+                    held[r] |= 1 << s
+        cards: list[list[int]] = [[] for _ in range(7)]
+        fixed = [[0] * NRANKS for _ in range(7)]
         for r in range(upto):
-            h[r] = f[r]
-        h[THREE] += keep3[s]
-        for r in cards[s]:
-            h[r] += 1
+            for s in unknown:
+                g = hands[s][r]
+                if r == THREE:
+                    g -= keep3[s]
+                if g > 0:
+                    if held[r] & ~(1 << s):  # another holder may take it
+                        cards[s] += [r] * g
+                    else:
+                        fixed[s][r] += g
+            if dead[r] > 0:
+                if held[r] & ~(1 << 6):
+                    cards[6] += [r] * dead[r]
+                else:
+                    fixed[6][r] += dead[r]
+        self.unknown = unknown
+        self.allow = allow
+        self.keep3 = keep3
+        self.upto = upto
+        self.cards = cards
+        self.fixed = fixed
+        self.live = [s for s in holders if cards[s]]
+        # with counts some seats cannot hold (``bans``), a swap may not add a cell holding one
+        self.ban = [*bans, [0] * NRANKS] if bans is not None else None
+        self.cnt = [[0] * NRANKS for _ in range(7)]
+        if self.ban is not None:
+            for s in self.live:
+                c, f = self.cnt[s], fixed[s]
+                for r in cards[s]:
+                    c[r] += 1
+                for r in range(upto):
+                    c[r] += f[r]
+            for s in unknown:
+                self.cnt[s][THREE] += keep3[s]
+
+    def run(self, swaps: float, rand: Callable[[], float], focus: set[int] | None = None) -> None:
+        """``swaps`` tries per card (with ``focus``, only swaps with those seats: tries per
+        card of theirs)."""
+        cards, allow, ban, cnt, live = self.cards, self.allow, self.ban, self.cnt, self.live
+        pairs = [
+            (a, b, len(cards[a]), len(cards[b]))
+            for i, a in enumerate(live)
+            for b in live[i + 1 :]
+            if focus is None or a in focus or b in focus
+        ]
+        if not pairs:
+            return
+        m = sum(len(cards[s]) for s in live if focus is None or s in focus)
+        npairs = len(pairs)
+        # (one try more half the time: with every try taken, a chain would alternate)
+        for _ in range(int(swaps * m) + (rand() < 0.5)):
+            u = rand() * npairs
+            p = int(u)
+            a, b, la, lb = pairs[p]
+            ca, cb = cards[a], cards[b]
+            x = int((u - p) * la)
+            y = int(rand() * lb)
+            ra, rb = ca[x], cb[y]
+            if ra == rb or not (allow[a] >> rb & 1 and allow[b] >> ra & 1):
+                continue
+            if ban is not None:
+                na, nb = cnt[a], cnt[b]
+                ba, bb = ban[a], ban[b]
+                before = (
+                    (ba[ra] >> na[ra] & 1)
+                    + (ba[rb] >> na[rb] & 1)
+                    + (bb[ra] >> nb[ra] & 1)
+                    + (bb[rb] >> nb[rb] & 1)
+                )
+                after = (
+                    (ba[ra] >> (na[ra] - 1) & 1)
+                    + (ba[rb] >> (na[rb] + 1) & 1)
+                    + (bb[ra] >> (nb[ra] + 1) & 1)
+                    + (bb[rb] >> (nb[rb] - 1) & 1)
+                )
+                if after > before:
+                    continue
+                na[ra] -= 1
+                na[rb] += 1
+                nb[ra] += 1
+                nb[rb] -= 1
+            ca[x], cb[y] = rb, ra
+
+    def write(self, hands: list[list[int]]) -> None:
+        """The mixed cards back into ``hands``."""
+        upto, keep3 = self.upto, self.keep3
+        for s in self.unknown:
+            h, f = hands[s], self.fixed[s]
+            for r in range(upto):
+                h[r] = f[r]
+            h[THREE] += keep3[s]
+            for r in self.cards[s]:
+                h[r] += 1
 
 
 class _Table:
@@ -671,6 +724,11 @@ def search(
     if k.not_held is None:
         k.not_held = group_evidence(game.log, k.rules)
     partners = list(view.partner_hands)
+    checks = None
+    if CHOICES_WINDOW:
+        hidden = {s for s in range(6) if s != k.seat and k.active[s] and partners[s] is None}
+        choices = recent_choices(game, hidden, k.counts, CHOICES_WINDOW)
+        checks = Checks(choices, random.Random(rng.random()))
     base_unseen = [k.hand[r] + k.pool[r] for r in range(NRANKS)]  # not played yet
     # results[i][j]: candidate i in determinization j (the same deal and rollout seed for all
     # live candidates: common random numbers, so differences are compared pair by pair)
@@ -690,7 +748,7 @@ def search(
             per = (now - start) / rounds if rounds else 0.0
             if rounds and now + per > deadline:
                 break
-        hands = deal_hidden(k, partners, rng)
+        hands = deal_hidden(k, partners, rng, checks)
         seed = rng.random()
         for i in alive:
             act = cands[i]
