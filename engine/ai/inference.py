@@ -29,7 +29,7 @@ from ..legal import answers, lead_plays
 from ..plays import Play
 from ..view import SeatView
 from ..vocab import Ask, Do, Status
-from .knowledge import Knowledge
+from .knowledge import Knowledge, table_knowledge
 from .play_policy import decide_play
 
 WINDOW = 12  # the last actions whose hidden seats' choices are checked
@@ -175,26 +175,10 @@ def _knowledge_then(
         (c if c is not None else now[s] + sum(since[s])) if active[s] else 0
         for s, c in enumerate(spec.counts)
     ]
-    top = spec.top
-    return Knowledge(
-        seat=seat,
-        rules=spec.rules,
-        ask=ask,
-        hand=[0] * NRANKS,
-        top_seat=top.seat if top else None,
-        top=Play.parse(top.cards) if top else None,
-        top_gouji=top.gouji if top else False,
-        top_burn=top.burn if top else False,
-        burning=spec.burning,
-        four_way=spec.phase == "four_way",
-        counts=counts,
-        active=active,
-        passed=frozenset(spec.passed),
-        opened=list(spec.opened),
-        headless=list(spec.headless),
-        pool=[DECK_COUNTS[r] - total[r] for r in range(NRANKS)],
-        threes_played=[played[s][THREE] > 0 for s in range(6)],
-    )
+    pool = [DECK_COUNTS[r] - total[r] for r in range(NRANKS)]
+    k = table_knowledge(spec, seat, ask, [0] * NRANKS, counts, pool)
+    k.threes_played = [played[s][THREE] > 0 for s in range(6)]
+    return k
 
 
 def agrees(c: Choice, hand: list[int], rng: random.Random) -> bool:

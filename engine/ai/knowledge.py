@@ -322,11 +322,28 @@ def from_view(
         else:
             shown = view.counts[s]
             counts.append(shown if shown is not None else max(starts[s] - sum(per_seat[s]), 0))
+    k = table_knowledge(view, seat, view.asked or "", hand, counts, [max(p, 0) for p in pool])
+    k.threes_played = [per_seat[s][THREE] > 0 for s in range(6)]
+    k.floors = lead_floors(log, view.rules)
+    k.spent = spent_ranks(per_seat)
+    if view.top:
+        k.cannot_beat = auto_passed(log, view.passed, view.rules)
+        k.declined = declined(log, view.rules)
+    k.sat_out = sat_out(log, view.rules)
+    return k
+
+
+def table_knowledge(
+    view: SeatView, seat: int, ask: str, hand: list[int], counts: list[int], pool: list[int]
+) -> Knowledge:
+    """``seat``'s knowledge of the table as ``view`` shows it (a seat's or the spectator's),
+    with the given hand, counts and pool; no evidence read from the log (``threes_played``:
+    none)."""
     top = view.top
     return Knowledge(
         seat=seat,
         rules=view.rules,
-        ask=view.asked or "",
+        ask=ask,
         hand=hand,
         top_seat=top.seat if top else None,
         top=Play.parse(top.cards) if top else None,
@@ -335,15 +352,10 @@ def from_view(
         burning=view.burning,
         four_way=view.phase == "four_way",
         counts=counts,
-        active=active,
+        active=[st == Status.ACTIVE for st in view.status],
         passed=frozenset(view.passed),
         opened=list(view.opened),
         headless=list(view.headless),
-        pool=[max(p, 0) for p in pool],
-        threes_played=[per_seat[s][THREE] > 0 for s in range(6)],
-        floors=lead_floors(log, view.rules),
-        spent=spent_ranks(per_seat),
-        cannot_beat=auto_passed(log, view.passed, view.rules) if top else frozenset(),
-        declined=declined(log, view.rules) if top else (),
-        sat_out=sat_out(log, view.rules),
+        pool=pool,
+        threes_played=[False] * 6,
     )
