@@ -9,7 +9,7 @@ import random
 from test_ai_blind import _twin_pairs
 
 from engine.ai import decide
-from engine.ai.inference import Checks, agrees, recent_choices
+from engine.ai.inference import Checks, Choice, agrees, recent_choices
 from engine.ai.knowledge import from_view
 from engine.ai.search import deal_hidden
 from engine.game import Game
@@ -29,10 +29,17 @@ def _normal_game(seed: int, steps: int) -> Game:
     return match.game
 
 
-def _key(game: Game, seat: int, window: int) -> list[str]:
+def _choices(game: Game, seat: int, window: int) -> list[Choice]:
+    """The choices of every active seat but ``seat`` (their counts as the table sees them)."""
     counts = [sum(h) if game.active(s) else 0 for s, h in enumerate(game.hands)]
     hidden = {s for s in range(6) if s != seat and game.active(s)}
-    return [repr(c) for c in recent_choices(game, hidden, counts, window)]
+    choices = recent_choices(game, hidden, counts, window)
+    assert {c.action.seat for c in choices} <= hidden
+    return choices
+
+
+def _key(game: Game, seat: int, window: int) -> list[str]:
+    return [repr(c) for c in _choices(game, seat, window)]
 
 
 def test_real_hands_make_their_own_choices() -> None:
@@ -41,11 +48,8 @@ def test_real_hands_make_their_own_choices() -> None:
     agreed = total = 0
     for seed in (1, 2, 3):
         game = _normal_game(seed, 90)
-        seat = game.asked()[0]  # type: ignore[index]
-        counts = [sum(h) if game.active(s) else 0 for s, h in enumerate(game.hands)]
-        hidden = {s for s in range(6) if s != seat and game.active(s)}
-        choices = recent_choices(game, hidden, counts, 40)
-        assert choices and {c.action.seat for c in choices} <= hidden
+        choices = _choices(game, game.asked()[0], 40)  # type: ignore[index]
+        assert choices
         rng = random.Random(seed)
         for c in choices:
             total += 1

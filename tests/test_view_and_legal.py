@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from engine.actions import Action, IllegalAction
+from engine.cards import parse
 from engine.game import Game
+from engine.legal import answers, beating_plays
+from engine.plays import Play
 from engine.rules import Rules
 from engine.vocab import Ask, Code, Do
 
@@ -78,10 +81,6 @@ def test_copy_is_independent_and_can_hold_other_hands() -> None:
 def test_answers_are_remembered_by_hand_and_top() -> None:
     """The offered answers are every beating play, in beating_plays' order, and the same shared
     tuple when the same hand meets the same top again (a search's rollouts do, often)."""
-    from engine.cards import parse
-    from engine.legal import answers, beating_plays
-    from engine.plays import Play
-
     top = Play.parse("99")
     assert top is not None
     hand = list(parse("TTJJJ2BS"))

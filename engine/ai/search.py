@@ -58,7 +58,7 @@ ROLLOUT_LIMIT = 3000
 SEARCH_FROM_OWN = 14  # search once this seat holds this many cards or fewer…
 SEARCH_FROM_OTHER = 8  # …or another active seat does
 DEAL_TRIES = 20  # looks (MIX_AGAIN more swaps each, 2s and jokers too) for a deal fitting
-# every top a seat could not beat (the best is kept)
+# every top a seat could not beat or passed up and every recent choice (the best is kept)
 HORIZON = ROLLOUT_LIMIT  # policy decisions simulated before a rollout is cut short and evaluated
 # A rollout's result is the win (1, ½, 0) plus the score margin (§10) over this: the margin
 # tells candidates apart in deals the win does not (measured: the paired differences' mean
@@ -91,10 +91,6 @@ MIX = 10.0
 MIX_AGAIN = 1.0  # more tries per card of the seats that break something (the figures as
 # with 3 tries of every seat, at half the time)
 DEAL_ORDER = (TWO, SMALL, BIG, *range(TWO))  # control cards first, then 3 up to A
-# The last actions whose hidden seats' choices the deals are checked against (inference):
-# can-beat Brier against the real hands 0.0665 -> 0.0603 (6: 0.0627, 24: 0.0591), a deal
-# 0.7 -> 3.2 ms
-CHOICES_WINDOW = 12
 
 Found = tuple[Action, dict[str, str | int]]
 
@@ -401,20 +397,14 @@ class _Mixer:
         cards: list[list[int]] = [[] for _ in range(7)]
         fixed = [[0] * NRANKS for _ in range(7)]
         for r in range(upto):
-            for s in unknown:
-                g = hands[s][r]
-                if r == THREE:
-                    g -= keep3[s]
-                if g > 0:
-                    if held[r] & ~(1 << s):  # another holder may take it
-                        cards[s] += [r] * g
-                    else:
-                        fixed[s][r] += g
-            if dead[r] > 0:
-                if held[r] & ~(1 << 6):
-                    cards[6] += [r] * dead[r]
+            for s in holders:
+                g = dead[r] if s == 6 else hands[s][r] - (keep3[s] if r == THREE else 0)
+                if g <= 0:
+                    continue
+                if held[r] & ~(1 << s):  # another holder may take it
+                    cards[s] += [r] * g
                 else:
-                    fixed[6][r] += dead[r]
+                    fixed[s][r] += g
         self.unknown = unknown
         self.allow = allow
         self.keep3 = keep3
@@ -724,11 +714,8 @@ def search(
     if k.not_held is None:
         k.not_held = group_evidence(game.log, k.rules)
     partners = list(view.partner_hands)
-    checks = None
-    if CHOICES_WINDOW:
-        hidden = {s for s in range(6) if s != k.seat and k.active[s] and partners[s] is None}
-        choices = recent_choices(game, hidden, k.counts, CHOICES_WINDOW)
-        checks = Checks(choices, random.Random(rng.random()))
+    hidden = {s for s in range(6) if s != k.seat and k.active[s] and partners[s] is None}
+    checks = Checks(recent_choices(game, hidden, k.counts), random.Random(rng.random()))
     base_unseen = [k.hand[r] + k.pool[r] for r in range(NRANKS)]  # not played yet
     # results[i][j]: candidate i in determinization j (the same deal and rollout seed for all
     # live candidates: common random numbers, so differences are compared pair by pair)
