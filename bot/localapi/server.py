@@ -200,10 +200,13 @@ class LocalBotApi:
             },
         }
 
-    async def idle(self, quiet: float = 0.05, timeout: float = 10.0) -> None:
+    async def idle(self, quiet: float = 0.2, timeout: float = 10.0) -> None:
         """Wait until no request is in flight, every update was fetched, and nothing happened
-        for ``quiet`` s. A handler that computes longer than ``quiet`` before its first call
-        (rendering, a timer) needs a larger ``quiet``. TimeoutError if the bot never settles."""
+        for ``quiet`` s. ``quiet`` also covers the client's own time between two calls of one
+        handler (answering a press, then editing the message: more than 50 ms once on a
+        loaded CI machine). A handler that computes longer than ``quiet`` before its first
+        call (rendering, a timer) needs a larger ``quiet``. TimeoutError if the bot never
+        settles."""
         deadline = time.monotonic() + timeout
         while True:
             now = time.monotonic()
