@@ -20,7 +20,7 @@ from telegram import (
     User,
 )
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
-from telegram.error import BadRequest
+from telegram.error import BadRequest, Forbidden
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -213,7 +213,7 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 await query.edit_message_text(
                     out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out.keyboard)
                 )
-            except BadRequest as e:
+            except (BadRequest, Forbidden) as e:  # unchanged, or the bot was removed meanwhile
                 log.info("settings message not edited: %s", e.message)
     else:
 
@@ -326,8 +326,11 @@ async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     async def slot_sent(table: int, slot: str, msg: int) -> None:
         await service_ref[0].slot_sent(table, slot, msg)
 
-    async def blocked(user: int) -> None:
-        await service_ref[0].dm_blocked(user)
+    async def blocked(chat_id: int) -> None:
+        if chat_id > 0:  # a player blocked the bot
+            await service_ref[0].dm_blocked(chat_id)
+        else:  # 403 in a group: the bot is no longer in it, even if that update was not seen
+            await service_ref[0].bot_removed(chat_id)
 
     workers = Workers(processes)
     workers.start()

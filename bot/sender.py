@@ -275,8 +275,9 @@ class Sender:
 
     async def _call(self, chat_id: int, make: Callable[[], Awaitable[object]]) -> Message | bool:
         """One Bot API call with retries: flood waits (429) waited out, network errors retried;
-        a private chat that refuses (403) is reported (False); BadRequest goes to the caller.
-        The sent message, or True for an edit that went through."""
+        a chat that refuses (403: a player blocked the bot, or it left a group) is reported
+        (False); BadRequest goes to the caller. The sent message, or True for an edit that went
+        through."""
         for attempt in range(MAX_TRIES):
             try:
                 self.calls += 1
@@ -288,10 +289,9 @@ class Sender:
                 log.warning("flood wait of %.0f s in chat %d", seconds, chat_id)
                 await asyncio.sleep(seconds)
             except Forbidden:
-                if chat_id > 0:
-                    await self.on_blocked(chat_id)
-                else:
+                if chat_id < 0:
                     log.warning("chat %d refuses the bot's messages", chat_id)
+                await self.on_blocked(chat_id)  # a private chat blocked, or the bot out of a group
                 return False
             except ChatMigrated as e:
                 log.warning("chat %d moved to %d", chat_id, e.new_chat_id)

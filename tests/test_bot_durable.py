@@ -374,3 +374,41 @@ async def test_racing_stop_gouji_and_bot_removal_keep_memory_and_storage_agreed(
         await agreed()
         await w.settle()
         assert len(svc._chat_locks) == 0  # held by nobody now: kept for nobody
+
+
+async def test_a_group_that_refuses_the_bot_ends_its_table_even_unannounced(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Updates run concurrently, so the bot's removal can be handled after a press in that
+    group, or before a /gouji sent just ahead of it. A press whose edit is refused (403) is
+    still answered without failing its update, and a lobby opened in a chat the bot is no
+    longer in ends on the 403 of its first message, as the removal would have ended it."""
+    caplog.set_level(logging.INFO)
+    async with world(tmp_path) as w:
+        g = w.api.group(-2302, "走了")
+        (opener,) = people(w, 1, base=710)
+        me = UserInfo(opener.id, "开桌")
+        await opener.send("/gouji", g)
+        await opener.send("/settings", g)
+        await w.settle()
+        menu = next(
+            m
+            for m in w.api.messages(g.id)
+            if any((b.callback_data or "").startswith("s") for b in m.buttons)
+        )
+        data = next(b.callback_data for b in menu.buttons if (b.callback_data or "")[:1] == "s")
+        w.api.world.forge(opener, menu, data)  # the lobby's opener may change its settings
+        g.bot_kicked = True  # then the bot is kicked, before it handles the press
+        await w.settle()
+        failures = [
+            r for r in caplog.records if r.name == "gouji.app" and r.levelno >= logging.ERROR
+        ]
+        assert not failures, failures[0].getMessage()
+        assert any("settings message not edited" in r.getMessage() for r in caplog.records)
+        assert w.service.table_at(g.id, None) is None  # the lobby's new text was refused
+        await w.service.open_lobby(g.id, None, me)
+        assert w.service.table_at(g.id, None) is not None
+        await w.settle()
+        assert w.service.table_at(g.id, None) is None
+        stored = [r for r in await w.service.storage.unfinished_tables() if r.chat_id == g.id]
+        assert all(r.status not in ("lobby", "playing") for r in stored)
