@@ -188,8 +188,7 @@ def _decide_play(
     if level == "hard":
         found = search(game, view, k, legal, normal.action, rng, deadline, samples, stop)
         if found is not None:
-            act, params = found
-            return Decision(act, "search", params)
+            return Decision(*found)
     return normal
 
 

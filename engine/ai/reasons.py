@@ -9,6 +9,10 @@ REASONS: dict[str, str] = {
     "random": "a random legal choice (easy level)",
     "search": "chosen by simulating many possible deals of the hidden cards (hard level); "
     "params: cards, rollouts, win (estimated chance the team wins, %)",
+    "endgame": "the rest of the game (四户乱缠) solved exactly for each possible deal of the "
+    "hidden cards (hard level); params: cards, deals, win (the team's share of deals won, %)",
+    "endgame_known": "the rest of the game (四户乱缠) solved exactly: every card left is known "
+    "(hard level); params: cards",
     # leading
     "lead_low": "lead the lowest group, keeping strong cards, 2s and jokers for later",
     "lead_threes": "lead the 3s: they go last, all together (憋3)",

@@ -36,6 +36,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable
+from typing import Literal
 
 from ..actions import Action
 from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus, parse
@@ -46,6 +47,7 @@ from ..ranking import compute_ranks, score
 from ..seats import team
 from ..view import SeatView
 from ..vocab import Ask, Do, Status
+from .endgame import Solver, TooBig
 from .inference import Checks, recent_choices
 from .knowledge import Knowledge, group_evidence
 from .play_policy import answer_cost, body_ranks, decide_play
@@ -59,6 +61,10 @@ SEARCH_FROM_OWN = 14  # search once this seat holds this many cards or fewer…
 SEARCH_FROM_OTHER = 8  # …or another active seat does
 DEAL_TRIES = 20  # looks (MIX_AGAIN more swaps each, 2s and jokers too) for a deal fitting
 # every top a seat could not beat or passed up and every recent choice (the best is kept)
+# §12 四户乱缠 with this many cards or fewer in play: solved exactly for each deal (about 10 ms
+# for 20 cards, the median; a few take ten times as long and give way to the rollouts)
+EXACT_CARDS = 20
+EXACT_NODES = 2000  # positions per deal before the exact search gives up (about 0.1 s)
 HORIZON = ROLLOUT_LIMIT  # policy decisions simulated before a rollout is cut short and evaluated
 # A rollout's result is the win (1, ½, 0) plus the score margin (§10) over this: the margin
 # tells candidates apart in deals the win does not (measured: the paired differences' mean
@@ -92,7 +98,7 @@ MIX_AGAIN = 1.0  # more tries per card of the seats that break something (the fi
 # with 3 tries of every seat, at half the time)
 DEAL_ORDER = (TWO, SMALL, BIG, *range(TWO))  # control cards first, then 3 up to A
 
-Found = tuple[Action, dict[str, str | int]]
+Found = tuple[Action, str, dict[str, str | int]]  # the action, its reason and the reason's params
 
 
 def deal_hidden(
@@ -706,16 +712,24 @@ def search(
     """The best candidate by rollouts, or None to keep the normal choice (one candidate, too
     few determinizations, no candidate clearly better, or ``stop`` set). With ``samples`` the
     search makes exactly that many determinizations, whatever the time."""
-    if not worth_searching(k):
-        return None
+    # §12 near the end: solved exactly, or by the rollouts when too big
+    exact = k.four_way and sum(k.counts[s] for s in range(6) if k.active[s]) <= EXACT_CARDS
     cands = candidates(k, legal, normal)
-    if len(cands) < 2:
+    if not exact and (not worth_searching(k) or len(cands) < 2):
         return None
     if k.not_held is None:
         k.not_held = group_evidence(game.log, k.rules)
     partners = list(view.partner_hands)
     hidden = {s for s in range(6) if s != k.seat and k.active[s] and partners[s] is None}
     checks = Checks(recent_choices(game, hidden, k.counts), random.Random(rng.random()))
+    if exact:
+        found = solve_endgame(
+            game, k, legal, normal, partners, rng, checks, deadline, samples, stop
+        )
+        if found is not False:
+            return found
+        if not worth_searching(k) or len(cands) < 2:
+            return None
     base_unseen = [k.hand[r] + k.pool[r] for r in range(NRANKS)]  # not played yet
     # results[i][j]: candidate i in determinization j (the same deal and rollout seed for all
     # live candidates: common random numbers, so differences are compared pair by pair)
@@ -771,4 +785,81 @@ def search(
     params: dict[str, str | int] = {"rollouts": rounds, "win": round(100 * min(max(win, 0.0), 1.0))}
     if act.cards:
         params["cards"] = act.cards
-    return act, params
+    return act, "search", params
+
+
+def result_of(diff: int, me: int) -> float:
+    """:func:`evaluate`'s result for ``me``'s team of a final signed score (team A's minus
+    team B's)."""
+    mine = diff if team(me) == 0 else -diff
+    return (1.0 if mine > 0 else 0.5 if mine == 0 else 0.0) + mine / MARGIN_SCALE
+
+
+def solve_endgame(
+    game: Game,
+    k: Knowledge,
+    legal: Legal,
+    normal: Action,
+    partners: list[str | None],
+    rng: random.Random,
+    checks: Checks,
+    deadline: float,
+    samples: int | None,
+    stop: threading.Event | None,
+) -> Found | Literal[False] | None:
+    """§12 四户乱缠 near the end: every legal action (pass, every answer; the lead menu) is
+    valued by solving the rest of the game exactly (:mod:`engine.ai.endgame`) for each deal
+    of the hidden cards, and the best on average replaces the normal choice when it is better
+    by :data:`MARGIN` (and, over several distinct deals, by :data:`Z` standard errors of the
+    paired differences). False when an endgame is too big to solve in time: the rollouts
+    decide then; None keeps the normal choice."""
+    me = k.seat
+    acts = [normal]
+    if legal.can_pass and Action(me, Do.PASS) not in acts:
+        acts.append(Action(me, Do.PASS))
+    acts += [a for p in legal.plays if (a := Action(me, Do.PLAY, str(p))) not in acts]
+    if len(acts) < 2:
+        return None
+    solver = Solver(game, EXACT_NODES)
+    # one hidden hand (or none): every deal is the same, and one solve is the whole answer
+    one_deal = sum(1 for s in range(6) if s != me and k.active[s] and partners[s] is None) <= 1
+    results: list[list[float]] = [[] for _ in acts]
+    start = time.perf_counter()
+    deals = 0
+    while True:
+        if stop is not None and stop.is_set():
+            return None
+        if samples is not None:
+            if deals >= (1 if one_deal else samples):
+                break
+        elif deals and (
+            one_deal or time.perf_counter() + (time.perf_counter() - start) / deals > deadline
+        ):
+            break
+        hands = deal_hidden(k, partners, rng, checks)
+        solver.nodes = 0
+        try:
+            values = solver.values(game, hands, acts)
+        except TooBig:
+            if deals == 0:
+                return False
+            break  # the deals solved so far decide
+        for row, v in zip(results, values, strict=True):
+            row.append(result_of(v, me))
+        deals += 1
+    best, best_gain = 0, 0.0
+    for i in range(1, len(acts)):
+        diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]
+        gain = statistics.fmean(diffs)
+        spread = 0.0 if one_deal else statistics.pstdev(diffs) / math.sqrt(deals)
+        need = 0.0 if one_deal else MARGIN + Z * spread
+        if gain > need and gain > best_gain:
+            best, best_gain = i, gain
+    if best == 0:
+        return None
+    act = acts[best]
+    win = statistics.fmean(win_part(r) for r in results[best])
+    params: dict[str, str | int] = {} if one_deal else {"deals": deals, "win": round(100 * win)}
+    if act.cards:
+        params["cards"] = act.cards
+    return act, "endgame_known" if one_deal else "endgame", params
