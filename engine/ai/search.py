@@ -821,8 +821,11 @@ def solve_endgame(
     if len(acts) < 2:
         return None
     solver = Solver(game, EXACT_NODES)
-    # one hidden hand (or none): every deal is the same, and one solve is the whole answer
-    one_deal = sum(1 for s in range(6) if s != me and k.active[s] and partners[s] is None) <= 1
+    # every deal the same (no hidden hand, or one holding all the cards not seen: none are
+    # dead, as a revolutionary's or a smothered player's are): one solve is the whole answer
+    hidden = [s for s in range(6) if s != me and k.active[s] and partners[s] is None]
+    shown = sum(len(p) for s, p in enumerate(partners) if p is not None and k.active[s])
+    one_deal = not hidden or (len(hidden) == 1 and k.counts[hidden[0]] == sum(k.pool) - shown)
     results: list[list[float]] = [[] for _ in acts]
     start = time.perf_counter()
     deals = 0
