@@ -396,7 +396,7 @@ async def test_a_group_that_refuses_the_bot_ends_its_table_even_unannounced(
             for m in w.api.messages(g.id)
             if any((b.callback_data or "").startswith("s") for b in m.buttons)
         )
-        data = next(b.callback_data for b in menu.buttons if (b.callback_data or "")[:1] == "s")
+        data = next(d for b in menu.buttons if (d := b.callback_data or "")[:1] == "s")
         w.api.world.forge(opener, menu, data)  # the lobby's opener may change its settings
         g.bot_kicked = True  # then the bot is kicked, before it handles the press
         await w.settle()
