@@ -326,7 +326,7 @@ async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     async def slot_sent(table: int, slot: str, msg: int) -> None:
         await service_ref[0].slot_sent(table, slot, msg)
 
-    async def blocked(chat_id: int) -> None:
+    async def refused(chat_id: int) -> None:
         if chat_id > 0:  # a player blocked the bot
             await service_ref[0].dm_blocked(chat_id)
         else:  # 403 in a group: the bot is no longer in it, even if that update was not seen
@@ -335,7 +335,7 @@ async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     workers = Workers(processes)
     workers.start()
     sender = Sender(
-        app.bot, slot_id, slot_sent, blocked, group_interval, private_interval, workers, overall
+        app.bot, slot_id, slot_sent, refused, group_interval, private_interval, workers, overall
     )
     timers = LoopTimers()
     service = Service(storage, sender, timers, cfg, workers)

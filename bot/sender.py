@@ -98,7 +98,7 @@ class Sender:
         bot: Bot,
         slot_id: Callable[[int, str], int | None],
         slot_sent: Callable[[int, str, int], Awaitable[None]],
-        on_blocked: Callable[[int], Awaitable[None]],
+        on_refused: Callable[[int], Awaitable[None]],
         group_interval: float = 3.0,
         private_interval: float = 0.5,
         workers: Workers | None = None,
@@ -108,7 +108,7 @@ class Sender:
         self.workers = workers or Workers()  # pictures are drawn there
         self.slot_id = slot_id
         self.slot_sent = slot_sent
-        self.on_blocked = on_blocked
+        self.on_refused = on_refused
         self.group_interval = group_interval  # ≤ 20 calls a minute in a group (Telegram)
         self.private_interval = private_interval  # quick taps in a DM coalesce into one edit
         self.pace = Pace(overall_per_s)  # all chats together (Telegram: about 30 a second)
@@ -291,7 +291,7 @@ class Sender:
             except Forbidden:
                 if chat_id < 0:
                     log.warning("chat %d refuses the bot's messages", chat_id)
-                await self.on_blocked(chat_id)  # a private chat blocked, or the bot out of a group
+                await self.on_refused(chat_id)  # a private chat blocked, or the bot out of a group
                 return False
             except ChatMigrated as e:
                 log.warning("chat %d moved to %d", chat_id, e.new_chat_id)

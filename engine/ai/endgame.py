@@ -25,7 +25,7 @@ from ..cards import NRANKS, THREE
 from ..game import Game
 from ..legal import answers, can_beat, lead_plays
 from ..plays import Play
-from ..ranking import RANK_POINTS, compute_ranks
+from ..ranking import compute_ranks, score
 from ..seats import ccw, team
 from ..vocab import Do
 
@@ -87,13 +87,13 @@ class Solver:
         h = held[top.seat]
         penult = self.bie3 and h[THREE] > 0 and h[THREE] == sum(h)  # from these hands (§8)
         queue = tuple(s for s, _ in game.queue)
-        return State(held, (top.seat, top.play, penult), queue, tuple(game.top_order),
-                     tuple(game.smothers))  # fmt: skip
+        order, smothers = tuple(game.top_order), tuple(game.smothers)
+        return State(held, (top.seat, top.play, penult), queue, order, smothers)
 
-    def moves(self, st: State) -> list[Move]:
+    def moves(self, st: State) -> Sequence[Move]:
         h = st.hands[st.seat]
         if st.top is None:
-            return list(lead_plays(h, self.bie3 and h[THREE] > 0))
+            return lead_plays(h, self.bie3 and h[THREE] > 0)
         return [None, *answers(h, st.top[1], self.kbj)]
 
     def step(self, st: State, move: Move) -> State | int:
@@ -154,9 +154,8 @@ class Solver:
         ties in seat order after the player who acted last (``live`` is in that order: the
         game ends on a play, by the seat asked)."""
         rest = sorted(live, key=lambda s: sum(hands[s]))  # a stable sort keeps the seat order
-        ranks = compute_ranks((*order, *rest), self.fails, smothers, self.rev, True)
-        pts = [RANK_POINTS.get(r, 0) if r is not None else 0 for r in ranks]
-        return pts[0] + pts[2] + pts[4] - pts[1] - pts[3] - pts[5]
+        sa, sb = score(compute_ranks((*order, *rest), self.fails, smothers, self.rev, True))
+        return sa - sb
 
     # -- the search -------------------------------------------------------------------------
     def value(self, st: State, alpha: int = WORST, beta: int = BEST) -> int:
@@ -202,10 +201,12 @@ class Solver:
     def _ordered(self, st: State) -> list[Move]:
         """Moves in an order that cuts the search early: going out first, then the plays that
         shed most cards, passing last."""
-        ms = self.moves(st)
-        h = st.hands[st.seat]
-        total = sum(h)
-        return sorted(ms, key=lambda m: (1, 0) if m is None else (int(m.size < total) - 1, -m.size))
+        total = sum(st.hands[st.seat])
+
+        def rank(m: Move) -> tuple[int, int]:
+            return (2, 0) if m is None else (0 if m.size == total else 1, -m.size)
+
+        return sorted(self.moves(st), key=rank)
 
     def values(
         self, game: Game, hands: Sequence[Sequence[int]], acts: Sequence[Action]

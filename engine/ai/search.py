@@ -358,11 +358,10 @@ def _mix(
     swaps: float,
     rand: Callable[[], float],
     bans: list[list[int]] | None = None,
-    upto: int = TWO,
 ) -> None:
-    """Mix the cards of the ranks below ``upto`` (the plain ones, 3 up to A; :data:`NRANKS`:
-    the 2s and jokers too) between the holders, ``swaps`` tries per card (:class:`_Mixer`)."""
-    mixer = _Mixer(hands, unknown, pool, allow, keep3, bans, upto)
+    """Mix the plain cards (3 up to A) between the holders, ``swaps`` tries per card
+    (:class:`_Mixer`)."""
+    mixer = _Mixer(hands, unknown, pool, allow, keep3, bans, TWO)
     mixer.run(swaps, rand)
     mixer.write(hands)
 
@@ -561,8 +560,14 @@ def evaluate(sim: Game, me: int) -> float:
             [*sim.top_order, *live], sim.fails, sim.smothers, sim.revolutionary, True
         )
         sa, sb = score(ranks)
-    diff = (sa - sb) if team(me) == 0 else (sb - sa)
-    return (1.0 if diff > 0 else 0.5 if diff == 0 else 0.0) + diff / MARGIN_SCALE
+    return result_of(sa - sb, me)
+
+
+def result_of(diff: int, me: int) -> float:
+    """:func:`evaluate`'s result for ``me``'s team of a final signed score (team A's minus
+    team B's)."""
+    mine = diff if team(me) == 0 else -diff
+    return (1.0 if mine > 0 else 0.5 if mine == 0 else 0.0) + mine / MARGIN_SCALE
 
 
 def win_part(result: float) -> float:
@@ -724,7 +729,7 @@ def search(
     checks = Checks(recent_choices(game, hidden, k.counts), random.Random(rng.random()))
     if exact:
         found = solve_endgame(
-            game, k, legal, normal, partners, rng, checks, deadline, samples, stop
+            game, k, legal, normal, partners, hidden, rng, checks, deadline, samples, stop
         )
         if found is not False:
             return found
@@ -788,19 +793,13 @@ def search(
     return act, "search", params
 
 
-def result_of(diff: int, me: int) -> float:
-    """:func:`evaluate`'s result for ``me``'s team of a final signed score (team A's minus
-    team B's)."""
-    mine = diff if team(me) == 0 else -diff
-    return (1.0 if mine > 0 else 0.5 if mine == 0 else 0.0) + mine / MARGIN_SCALE
-
-
 def solve_endgame(
     game: Game,
     k: Knowledge,
     legal: Legal,
     normal: Action,
     partners: list[str | None],
+    hidden: set[int],
     rng: random.Random,
     checks: Checks,
     deadline: float,
@@ -822,10 +821,10 @@ def solve_endgame(
         return None
     solver = Solver(game, EXACT_NODES)
     # every deal the same (no hidden hand, or one holding all the cards not seen: none are
-    # dead, as a revolutionary's or a smothered player's are): one solve is the whole answer
-    hidden = [s for s in range(6) if s != me and k.active[s] and partners[s] is None]
+    # dead, as a revolutionary's or a smothered player's are): one solve is the whole answer,
+    # and its deal needs no checks
     shown = sum(len(p) for s, p in enumerate(partners) if p is not None and k.active[s])
-    one_deal = not hidden or (len(hidden) == 1 and k.counts[hidden[0]] == sum(k.pool) - shown)
+    one_deal = not hidden or (len(hidden) == 1 and k.counts[min(hidden)] == sum(k.pool) - shown)
     results: list[list[float]] = [[] for _ in acts]
     start = time.perf_counter()
     deals = 0
@@ -839,7 +838,7 @@ def solve_endgame(
             one_deal or time.perf_counter() + (time.perf_counter() - start) / deals > deadline
         ):
             break
-        hands = deal_hidden(k, partners, rng, checks)
+        hands = deal_hidden(k, partners, rng, None if one_deal else checks)
         solver.nodes = 0
         try:
             values = solver.values(game, hands, acts)
