@@ -122,7 +122,7 @@ def test_hard_plays_a_known_endgame_best() -> None:
     player's): every card left is known, and the hard level's action is one of the actions
     with the best exact value (the normal level's sometimes is not)."""
     found = differs = 0
-    for seed in range(90):
+    for seed in range(150):
         match = Match(Rules(), seed=seed)
         match.new_game()
         i = 0
@@ -147,5 +147,5 @@ def test_hard_plays_a_known_endgame_best() -> None:
                         assert hard.reason == "endgame_known"
             match.apply(decide(match, seat, "normal", random.Random(i)).action)
             i += 1
-    assert found >= 20
-    assert differs >= 1
+    assert found >= 20, found
+    assert differs >= 1, differs

@@ -57,3 +57,19 @@ def test_declines_a_burn_the_duty_cannot_complete_and_says_why() -> None:
     g.apply(Action(0, Do.PLAY, "KK"))
     d = decide(g, 1, "normal", random.Random(1))
     assert d.reason == "burn_feasible" and d.action.do == "play"
+
+
+def test_a_top_whose_owner_went_out_is_about_the_lead() -> None:
+    # §6.5: seat 0 goes out with 99; if it stands, 接风 gives the lead to seat 1. Seat 1 lets
+    # it come; seat 2, seat 0's teammate, beats the play rather than hand the lead to the
+    # other team (the frozen baseline passes: "a teammate's play")
+    rules = Rules.preset_named("casual")
+    g = Game.from_position(rules, ["99", "TT5555", "JJ6666", "4444", "7777", "8888"], leader=0)
+    g.apply(Action(0, Do.PLAY, "99"))
+    d = decide(g, 1, "normal", random.Random(1))
+    assert (d.action.do, d.reason) == ("pass", "pass_wind")
+    g.apply(d.action)
+    assert g.asked() == (2, "answer")
+    d = decide(g, 2, "normal", random.Random(1))
+    assert (d.action.cards, d.reason) == ("JJ", "beat_cheap")
+    assert decide(g, 2, "baseline", random.Random(1)).reason == "pass_teammate"

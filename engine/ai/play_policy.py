@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus
 from ..legal import duty_feasible, duty_leads
 from ..plays import Play, as_play, play_of
-from ..seats import opposite, team
+from ..seats import ccw, opposite, team
 from ..vocab import Ask, Do
 from .estimate import beat_chance, burn_success_chance, likely_penultimate
 from .knowledge import Knowledge
@@ -196,6 +196,8 @@ def answer_cost(h: list[int], p: Play, bound: bool) -> float:
 
 def _threshold(k: Knowledge, owner: int, rng: random.Random) -> tuple[float, str]:
     """How much this seat will spend to beat the top, and why."""
+    if not k.active[owner]:
+        return -0.5, "beat_cheap"  # gone out: only the lead is at stake (接风, §6.5)
     if likely_penultimate(k, owner):
         return 100.0, "smother"
     if k.counts[owner] <= 5:
@@ -215,7 +217,14 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
     for p in plays:
         if sum(p.counts) == total:
             return _play(p, "go_out")  # a teammate's trick too: one more of the team out
-    if team(owner) == team(k.seat):
+    if not k.active[owner]:
+        # §6.5: the top's owner has gone out; if the top stands, 接风 — the lead goes to the
+        # owner's next active seat. Beating it only takes that lead over: not when it comes
+        # to this team anyway, whoever played it (a teammate's last play included)
+        wind = next(s for s in ccw(owner + 1) if k.active[s])
+        if team(wind) == team(k.seat):
+            return Choice(Do.PASS, None, "pass_wind")
+    elif team(owner) == team(k.seat):
         return Choice(Do.PASS, None, "pass_teammate")
     bound = k.bound
     limit, why = _threshold(k, owner, rng)

@@ -32,6 +32,8 @@ REASONS: dict[str, str] = {
     "smother": "beat an opponent's last play before their 3s, so that they are 闷",
     "break_burn": "beat a burning play (解烧 or 反烧)",
     "pass_teammate": "pass: do not beat a teammate's play",
+    "pass_wind": "pass: the top's owner has gone out, and if it stands the lead comes to this "
+    "team (接风)",
     "pass_save": "pass: beating would cost too many strong cards",
     "avoid_smother": "pass: beating would be the last play before the 3s and likely beaten (闷)",
     "yield_to_team": "yield (让牌): let a teammate take the trick first",

@@ -600,6 +600,7 @@ def rollout(
             kind != Ask.LEAD
             and top is not None
             and (top.seat - seat) % 2 == 0
+            and sim.status[top.seat] is Status.ACTIVE
             and not (kind != Ask.BURN and sum(sim.hands[seat]) <= top.play.size)
         ):
             sim.carry_out(Do.PASS, None)  # the normal policy rarely beats a teammate
@@ -697,7 +698,8 @@ def worth_searching(k: Knowledge) -> bool:
     """The search is spent where rollouts are short and decisions weigh most: once this seat
     or another active one is near the end of its hand (early on, the normal choice is kept:
     long rollouts are few and noisy within the budget)."""
-    if k.ask != Ask.LEAD and k.top_seat is not None and team(k.top_seat) == team(k.seat):
+    mate = k.top_seat is not None and team(k.top_seat) == team(k.seat) and k.active[k.top_seat]
+    if k.ask != Ask.LEAD and mate:  # (a teammate gone out: the lead is at stake, 接风 §6.5)
         return sum(k.hand) <= (k.top.size if k.top else 0)  # a teammate's trick: go out or not
     live = [k.counts[s] for s in range(6) if k.active[s] and s != k.seat]
     return sum(k.hand) <= SEARCH_FROM_OWN or (bool(live) and min(live) <= SEARCH_FROM_OTHER)
