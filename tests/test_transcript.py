@@ -136,8 +136,8 @@ def test_burn_outcomes_smothering_and_going_out(games: dict[int, list[list[Event
         assert "让牌" in text[seed][i] and "开点" in text[seed][i]
         assert "过了的人还能再出" in text[seed][i] and "其余三家都过" in text[seed][i]
     last = text[11][-1]
-    assert last.startswith("🏆 本局结束：头科 小美 · 二科 老王 · 三科 小李")
-    assert last.endswith("小李·阿强·小美 +8")
+    assert last.startswith("🏆 本局结束：头科 小美 · 二科 小李 · 三科 老王")
+    assert last.endswith("小李·阿强·小美 +12")
 
 
 def test_the_demo_game_is_a_line_per_trick(games: dict[int, list[list[Event]]]) -> None:
