@@ -11,6 +11,7 @@ from engine.actions import Action
 from engine.ai import search
 from engine.ai.estimate import draw
 from engine.ai.knowledge import (
+    could_beat,
     declined,
     from_view,
     group_evidence,
@@ -25,7 +26,7 @@ from engine.game import Game
 from engine.legal import _beating_shapes, can_beat
 from engine.match import Match
 from engine.playout import random_action
-from engine.plays import as_play
+from engine.plays import Play, as_play
 from engine.rules import Rules
 from engine.vocab import Do
 
@@ -166,6 +167,62 @@ def test_a_pass_by_choice_means_no_whole_group_beats() -> None:
     g.apply(Action(4, Do.PASS))  # seat 5's 55 cannot beat: passed for it
     assert g.asked() == (0, "answer")
     assert [s for s, _ in from_view(g.view(0), g.log).declined] == [2, 4]
+
+
+def test_a_seat_asked_about_a_top_could_beat_it() -> None:
+    """§6.3: the game asks only a seat that can beat the top, so each pass or yield in the log
+    says the seat's hand then (its hand now and the cards it has played since) beat that top;
+    asks the later plays explain by themselves are left out, and the hard level's deals
+    respect the rest."""
+    rules = Rules()
+    hands = ["99KK3", "7783", "2253", "4453", "JJ63", "5563"]
+    g = Game.from_position(rules, hands, leader=1)
+    g.apply(Action(1, Do.PLAY, "77"))
+    g.apply(Action(2, Do.PASS))  # asked, so it could beat 77: with its 22 (no pair above 7)
+    assert g.asked() == (4, "answer")  # seat 3's 44 cannot beat: passed for it, not asked
+    zero = (0,) * NRANKS
+    assert [(s, str(p), c) for s, p, c in could_beat(g.log, rules)] == [(2, "77", zero)]
+    k = from_view(g.view(4), g.log)
+    top = Play.parse("77")
+    assert top is not None
+    fits = []
+    for evidence in (None, could_beat(g.log, rules)):
+        k.beat_then = evidence
+        fits.append(
+            sum(can_beat(deal_hidden(k, [None] * 6, random.Random(i))[2], top) for i in range(200))
+        )
+    # (of a few mixes, the deal breaking the fewest facts is kept: nearly always all of them)
+    assert fits[0] < 100 and fits[1] >= 180, fits
+    # a later play that beats the top by itself makes the pass say nothing more
+    log = [Action(1, Do.PLAY, "77"), Action(2, Do.PASS), Action(2, Do.PLAY, "QQ")]
+    assert could_beat(log, rules) == ()
+    log = [Action(1, Do.PLAY, "77"), Action(2, Do.PASS), Action(2, Do.PLAY, "5")]
+    assert [(s, str(p), c[rank_of("5")]) for s, p, c in could_beat(log, rules)] == [(2, "77", 1)]
+
+
+def test_what_asked_seats_could_beat_holds_for_the_real_hands() -> None:
+    """In seeded games of the normal level, every (seat, top, cards since) that
+    :func:`could_beat` reads from the log holds for that seat's real hand, at every step."""
+    from engine.ai import decide
+
+    checked = 0
+    for seed in range(3):
+        match = Match(Rules(), seed=300 + seed)
+        match.new_game()
+        step = 0
+        while (ask := match.asked()) is not None:
+            match.apply(decide(match, ask[0], "normal", random.Random(step)).action)
+            step += 1
+            g = match.game
+            if g is None or g.over or step % 7:
+                continue
+            for s, top, since in could_beat(g.log, g.rules):
+                if not g.active(s):
+                    continue
+                then = [a + b for a, b in zip(g.hands[s], since, strict=True)]
+                assert can_beat(then, top), (seed, step, s, str(top))
+                checked += 1
+    assert checked > 200, checked
 
 
 def test_passes_that_say_nothing() -> None:

@@ -15,6 +15,7 @@ from itertools import pairwise
 from ..actions import Action
 from ..cards import DECK_COUNTS, NRANKS, THREE, TWO, parse
 from ..events import Event
+from ..legal import can_beat
 from ..plays import Play, as_play, beats
 from ..rules import Rules
 from ..view import SeatView
@@ -64,6 +65,10 @@ class Knowledge:
     # None where nothing is known. Only the hard level's deals read it: its search fills it
     # in (the normal level does not spend the pass over the log).
     not_held: list[list[int]] | None = None
+    # (seat, top, cards it has played since) for each time a seat was asked about a top in
+    # the whole game (see :func:`could_beat`): its hand then beat it. None where not read:
+    # only the hard level's deals read it, and its search fills it in.
+    beat_then: tuple[tuple[int, Play, tuple[int, ...]], ...] | None = None
 
     @property
     def bound(self) -> bool:
@@ -359,3 +364,45 @@ def table_knowledge(
         pool=pool,
         threes_played=[False] * 6,
     )
+
+
+def could_beat(
+    log: Sequence[Action], rules: Rules
+) -> tuple[tuple[int, Play, tuple[int, ...]], ...]:
+    """Each time a seat was asked about a top and passed or yielded (§6.3: the game asks only
+    a seat that can beat the top, and passes for the others), with that top and the cards the
+    seat has played since: its hand then — its hand now and those cards — could beat the top.
+    Asks that say nothing new are left out: the cards played since beat the top by
+    themselves. A pass is the strongest evidence the public log holds of the strong cards a
+    seat keeps (2s, jokers, big groups): it beat the top and chose not to. Empty under
+    ``kill_big_joker`` (§13)."""
+    if rules.kill_big_joker:
+        return ()
+    later = [[0] * NRANKS for _ in range(6)]
+    out: list[tuple[int, Play, tuple[int, ...]]] = []
+    seen: set[tuple[int, Play, tuple[int, ...]]] = set()
+    top: Play | None = None
+    # read backwards: the cards each seat played after each action are known by then
+    tops: list[Play | None] = []
+    for act in log:
+        if act.do == Do.PLAY:
+            top = as_play(parse(act.cards))
+        tops.append(top)
+    for i in range(len(log) - 1, -1, -1):
+        act = log[i]
+        if act.do == Do.PLAY:
+            mine = later[act.seat]
+            for r, n in enumerate(parse(act.cards)):
+                mine[r] += n
+            continue
+        t = tops[i]
+        if t is None or act.do not in (Do.PASS, Do.YIELD):
+            continue
+        since = tuple(later[act.seat])
+        if can_beat(since, t):
+            continue
+        key = (act.seat, t, since)
+        if key not in seen:
+            seen.add(key)
+            out.append(key)
+    return tuple(out)
