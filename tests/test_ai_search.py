@@ -225,6 +225,31 @@ def test_what_asked_seats_could_beat_holds_for_the_real_hands() -> None:
     assert checked > 200, checked
 
 
+def test_dead_cards_are_dealt_no_joker() -> None:
+    """§5.4 §7 §8: a revolutionary holds no 2 or joker, a failed burner no joker and a smothered
+    player only 3s, so in a game of all four decks (``all_dealt``, set by the search) the
+    unseen jokers all go to the hidden seats still in play — before any lead (no evidence:
+    the plain shuffle) and after (the deal by evidence). In a position set up with fewer
+    cards the unseen ones are no one's, and may be jokers."""
+    rules = Rules()
+    hands = ["BS2443", "4455667788993", "S25553", "B26663", "SS27773", "B28883"]
+    g = Game.from_position(rules, hands, leader=0, revolted=(1,))
+    for step in range(2):
+        k = from_view(g.view(0), g.log)
+        jokers = k.pool[SMALL] + k.pool[BIG]
+        assert jokers == 6 and sum(k.pool) > sum(k.counts[s] for s in (2, 3, 4, 5))
+        held = []
+        for full in (True, False):
+            k.all_dealt = full
+            for i in range(100):
+                dealt = deal_hidden(k, [None] * 6, random.Random(i))
+                held.append(sum(dealt[s][SMALL] + dealt[s][BIG] for s in (2, 3, 4, 5)))
+        assert held[:100] == [jokers] * 100, step
+        assert sum(held[100:]) < 100 * jokers, step
+        if step == 0:
+            g.apply(Action(0, Do.PLAY, "44"))  # a lead: floors, so the deal by evidence
+
+
 def test_passes_that_say_nothing() -> None:
     """A pass on a teammate's top, or on a 够级 top by a seat other than its owner's 对头 (a
     declined burn claim, §7), is no evidence."""

@@ -69,6 +69,10 @@ class Knowledge:
     # the whole game (see :func:`could_beat`): its hand then beat it. None where not read:
     # only the hard level's deals read it, and its search fills it in.
     beat_then: tuple[tuple[int, Play, tuple[int, ...]], ...] | None = None
+    # Every card of the four decks was dealt (a real game, not a position set up with fewer):
+    # the unseen cards no live hand holds are then dead hands — a revolutionary's, a smothered
+    # player's, a failed burner's — and hold no joker (§5.4 §7 §8). Read by the hard level.
+    all_dealt: bool = False
 
     @property
     def bound(self) -> bool:

@@ -44,7 +44,7 @@ from collections.abc import Callable
 from typing import Literal, NamedTuple
 
 from ..actions import Action
-from ..cards import BIG, NRANKS, SMALL, THREE, TWO, minus, parse
+from ..cards import BIG, DECK_COUNTS, NRANKS, SMALL, THREE, TWO, minus, parse
 from ..game import Game
 from ..legal import Legal, can_beat, duty_feasible
 from ..plays import Play, as_play
@@ -136,7 +136,7 @@ def deal_hidden(
     facts = _evidence(k, unknown)
     dealt = _deal_once(k, hands, unknown, pool, rng)
     bie3 = k.rules.bie3
-    allow = _allowed(unknown, k.floors or [0] * 6, k.spent or [0] * 6, bie3)
+    allow = _allowed(unknown, k.floors or [0] * 6, k.spent or [0] * 6, bie3, k.all_dealt)
     keep3 = [1 if bie3 and not k.threes_played[s] and dealt[s][THREE] else 0 for s in range(6)]
     bans = _bans(k, unknown, facts.cannot)
     _mix(dealt, unknown, pool, allow, keep3, MIX, rng.random, bans)
@@ -265,16 +265,23 @@ def _deal_once(
     floors = k.floors or [0] * 6
     spent = k.spent or [0] * 6
     bie3 = k.rules.bie3
+    full = k.all_dealt
     if any(spent[s] for s in unknown) and _deal_by_evidence(
-        hands, unknown, need, floors, spent, left, bie3, rng
+        hands, unknown, need, floors, spent, left, bie3, rng, full
     ):
         return hands
     if any(floors[s] for s in unknown) and _deal_by_evidence(
-        hands, unknown, need, floors, [0] * 6, left, bie3, rng
+        hands, unknown, need, floors, [0] * 6, left, bie3, rng, full
     ):
         return hands  # with the spent ranks out a floor left a seat short (4%): floors alone
-    cards = [r for r in range(NRANKS) for _ in range(left[r])]
+    jokers = left[SMALL] + left[BIG] if full else 0
+    cards = [r for r in range(SMALL if full else NRANKS) for _ in range(left[r])]
     rng.shuffle(cards)
+    if full:
+        # the cards of seats out of play, none a joker (§5.4 §7 §8: see _deal_by_evidence)
+        dead = max(len(cards) + jokers - sum(need.values()), 0)
+        cards = cards[dead:] + [SMALL] * left[SMALL] + [BIG] * left[BIG]
+        rng.shuffle(cards)
     pos = 0
     for s in unknown:
         n = min(need[s], len(cards) - pos)
@@ -294,22 +301,24 @@ def _deal_by_evidence(
     pool: list[int],
     bie3: bool,
     rng: random.Random,
+    all_dealt: bool = False,
 ) -> bool:
     """Deal the ``pool`` (counts by rank) to the ``unknown`` seats so that none gets a rank
     below its floor (:func:`~engine.ai.knowledge.lead_floors`; 3s exempt under 憋3) or, where
     some seat may take the card, a rank it has spent (``spent`` bits,
     :func:`~engine.ai.knowledge.spent_ranks`): rank by rank in :data:`DEAL_ORDER`, each card
     to a seat that may hold it, chosen in proportion to the cards it still needs (the plain
-    ranks are spread afterwards, :func:`_mix`) — the cards nobody needs (those of
-    seats out of play) being one more such recipient. False (``hands`` untouched) when the
-    floors cannot all be met."""
+    ranks are spread afterwards, :func:`_mix`) — the cards nobody needs (those of seats out
+    of play) being one more such recipient, of any card but a joker when they are dead hands
+    (``all_dealt``, :attr:`~engine.ai.knowledge.Knowledge.all_dealt`). False (``hands``
+    untouched) when the floors cannot all be met."""
     left = dict(need)
     dead = sum(pool) - sum(left.values())
     got = [[0] * NRANKS for _ in range(6)]
     jokers_got = [0] * 6
     rand = rng.random  # uniform draws over the weights, without randrange's overhead
-    allow = _allowed(unknown, floors, spent, bie3)
-    by_floor = _allowed(unknown, floors, [0] * 6, bie3)
+    allow = _allowed(unknown, floors, spent, bie3, all_dealt)
+    by_floor = _allowed(unknown, floors, [0] * 6, bie3, all_dealt)
     for r in DEAL_ORDER:
         cnt = pool[r]
         if not cnt:
@@ -339,11 +348,14 @@ def _deal_by_evidence(
                 left[s] -= 1
                 got[s][r] += 1
                 continue
-            x = rand() * (dead + live)
-            if x < dead:
+            # §5.4 §7 §8: no dead card is a joker (a revolutionary holds none, a failed burner
+            # none left, a smothered player only 3s)
+            room = 0 if joker and all_dealt else dead
+            x = rand() * (room + live)
+            if x < room:
                 dead -= 1
                 continue
-            x -= dead
+            x -= room
             i = 0
             last = len(ok) - 1
             while i < last:
@@ -373,11 +385,14 @@ def _deal_by_evidence(
     return True
 
 
-def _allowed(unknown: list[int], floors: list[int], spent: list[int], bie3: bool) -> list[int]:
+def _allowed(
+    unknown: list[int], floors: list[int], spent: list[int], bie3: bool, all_dealt: bool = False
+) -> list[int]:
     """Per seat (index 6: the dead cards), a bit for each rank 3..A it may hold by its floor
-    and spent ranks (3s: any, under 憋3)."""
+    and spent ranks (3s: any, under 憋3); the dead cards hold no joker when they are dead
+    hands (``all_dealt``: §5.4 §7 §8)."""
     allow = [0] * 7
-    allow[6] = (1 << NRANKS) - 1
+    allow[6] = (1 << SMALL) - 1 if all_dealt else (1 << NRANKS) - 1
     control = ((1 << NRANKS) - 1) ^ ((1 << TWO) - 1)  # 2s and jokers: any seat
     for s in unknown:
         allow[s] = control | sum(
@@ -407,11 +422,11 @@ def _mix(
 
 class _Mixer:
     """Random swaps of two cards between holders that may hold each other's (``allow``; the
-    dead cards, holder 6, hold anything; ``keep3``: the 3s a seat bound by 憋3 keeps). The
-    deal drifts to a uniform one among those that fit the floors and the spent ranks, each
-    seat's count and each rank's supply kept (a rank-by-rank deal alone gives the first ranks
-    dealt too much: the last, high ranks find the hands full), and a swap never adds a count
-    a seat's answers rule out (``bans``).
+    dead cards, holder 6, hold anything but jokers; ``keep3``: the 3s a seat bound by 憋3
+    keeps). The deal drifts to a uniform one among those that fit the floors and the spent
+    ranks, each seat's count and each rank's supply kept (a rank-by-rank deal alone gives the
+    first ranks dealt too much: the last, high ranks find the hands full), and a swap never
+    adds a count a seat's answers rule out (``bans``).
 
     Each try picks two holders (a pair uniformly), a card of each (uniformly among its cards
     some other holder may take) and swaps them if each holder may take the other's: the
@@ -767,6 +782,8 @@ def search(
         k.not_held = group_evidence(game.log, k.rules)
     if k.beat_then is None:
         k.beat_then = could_beat(game.log, k.rules)
+    # how many cards were dealt is public (every seat's count at the start is shown)
+    k.all_dealt = sum(map(sum, game.start_hands)) == sum(DECK_COUNTS)
     partners = list(view.partner_hands)
     hidden = {s for s in range(6) if s != k.seat and k.active[s] and partners[s] is None}
     checks = Checks(recent_choices(game, hidden, k.counts), random.Random(rng.random()))
