@@ -40,7 +40,7 @@ import random
 import statistics
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Literal, NamedTuple
 
 from ..actions import Action
@@ -274,12 +274,11 @@ def _deal_once(
         hands, unknown, need, floors, [0] * 6, left, bie3, rng, full
     ):
         return hands  # with the spent ranks out a floor left a seat short (4%): floors alone
-    jokers = left[SMALL] + left[BIG] if full else 0
     cards = [r for r in range(SMALL if full else NRANKS) for _ in range(left[r])]
     rng.shuffle(cards)
     if full:
         # the cards of seats out of play, none a joker (§5.4 §7 §8: see _deal_by_evidence)
-        dead = max(len(cards) + jokers - sum(need.values()), 0)
+        dead = max(len(cards) + left[SMALL] + left[BIG] - sum(need.values()), 0)
         cards = cards[dead:] + [SMALL] * left[SMALL] + [BIG] * left[BIG]
         rng.shuffle(cards)
     pos = 0
@@ -776,7 +775,8 @@ def search(
     # §12 near the end: solved exactly, or by the rollouts when too big
     exact = k.four_way and sum(k.counts[s] for s in range(6) if k.active[s]) <= EXACT_CARDS
     cands = candidates(k, legal, normal)
-    if not exact and (not worth_searching(k) or len(cands) < 2):
+    by_rollouts = worth_searching(k) and len(cands) >= 2
+    if not exact and not by_rollouts:
         return None
     if k.not_held is None:
         k.not_held = group_evidence(game.log, k.rules)
@@ -793,7 +793,7 @@ def search(
         )
         if found is not False:
             return found
-        if not worth_searching(k) or len(cands) < 2:
+        if not by_rollouts:
             return None
     base_unseen = [k.hand[r] + k.pool[r] for r in range(NRANKS)]  # not played yet
     # results[i][j]: candidate i in determinization j (the same deal and rollout seed for all
@@ -835,22 +835,31 @@ def search(
             alive = [0, *keep]
     if rounds < MIN_ROUNDS:
         return None
-    best, best_gain = 0, 0.0
-    for i in alive[1:]:
-        n = len(results[i])
-        diffs = [a - b for a, b in zip(results[i], results[0][-n:], strict=True)]
-        gain = statistics.fmean(diffs)
-        spread = statistics.pstdev(diffs) / math.sqrt(n)
-        if gain > MARGIN + Z * spread and gain > best_gain:
-            best, best_gain = i, gain
+    best = _gate(results, alive[1:], True)
     if best == 0:
         return None
     act = cands[best]
-    win = statistics.fmean(win_part(r) for r in results[best])
-    params: dict[str, str | int] = {"rollouts": rounds, "win": round(100 * min(max(win, 0.0), 1.0))}
+    win = statistics.fmean(win_part(r) for r in results[best])  # (each 0, ½ or 1)
+    params: dict[str, str | int] = {"rollouts": rounds, "win": round(100 * win)}
     if act.cards:
         params["cards"] = act.cards
     return act, "search", params
+
+
+def _gate(results: list[list[float]], rows: Iterable[int], noisy: bool) -> int:
+    """The row of ``rows`` whose results beat the reference's (row 0, paired with its last as
+    many) most on average — by more than :data:`MARGIN` and :data:`Z` standard errors of the
+    paired differences when the results are ``noisy`` (several deals), by anything when not
+    (one determined deal); 0 when none does."""
+    best, best_gain = 0, 0.0
+    for i in rows:
+        n = len(results[i])
+        diffs = [a - b for a, b in zip(results[i], results[0][-n:], strict=True)]
+        gain = statistics.fmean(diffs)
+        need = MARGIN + Z * statistics.pstdev(diffs) / math.sqrt(n) if noisy else 0.0
+        if gain > need and gain > best_gain:
+            best, best_gain = i, gain
+    return best
 
 
 def solve_endgame(
@@ -909,14 +918,7 @@ def solve_endgame(
         for row, v in zip(results, values, strict=True):
             row.append(result_of(v, me))
         deals += 1
-    best, best_gain = 0, 0.0
-    for i in range(1, len(acts)):
-        diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]
-        gain = statistics.fmean(diffs)
-        spread = 0.0 if one_deal else statistics.pstdev(diffs) / math.sqrt(deals)
-        need = 0.0 if one_deal else MARGIN + Z * spread
-        if gain > need and gain > best_gain:
-            best, best_gain = i, gain
+    best = _gate(results, range(1, len(acts)), not one_deal)
     if best == 0:
         return None
     act = acts[best]
