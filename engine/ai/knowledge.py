@@ -22,6 +22,7 @@ from ..view import SeatView
 from ..vocab import Do, Status
 
 START_COUNT = 36  # §1: cards dealt to each seat
+Asked = tuple[int, Play, tuple[int, ...]]  # (seat, a top it was asked about, cards played since)
 
 
 @dataclass
@@ -68,7 +69,7 @@ class Knowledge:
     # (seat, top, cards it has played since) for each time a seat was asked about a top in
     # the whole game (see :func:`could_beat`): its hand then beat it. None where not read:
     # only the hard level's deals read it, and its search fills it in.
-    beat_then: tuple[tuple[int, Play, tuple[int, ...]], ...] | None = None
+    beat_then: tuple[Asked, ...] | None = None
     # Every card of the four decks was dealt (a real game, not a position set up with fewer):
     # the unseen cards no live hand holds are then dead hands — a revolutionary's, a smothered
     # player's, a failed burner's — and hold no joker (§5.4 §7 §8). Read by the hard level.
@@ -370,9 +371,7 @@ def table_knowledge(
     )
 
 
-def could_beat(
-    log: Sequence[Action], rules: Rules
-) -> tuple[tuple[int, Play, tuple[int, ...]], ...]:
+def could_beat(log: Sequence[Action], rules: Rules) -> tuple[Asked, ...]:
     """Each time a seat was asked about a top and passed or yielded (§6.3: the game asks only
     a seat that can beat the top, and passes for the others), with that top and the cards the
     seat has played since: its hand then — its hand now and those cards — could beat the top.
@@ -383,20 +382,24 @@ def could_beat(
     if rules.kill_big_joker:
         return ()
     later = [[0] * NRANKS for _ in range(6)]
-    out: list[tuple[int, Play, tuple[int, ...]]] = []
-    seen: set[tuple[int, Play, tuple[int, ...]]] = set()
+    out: list[Asked] = []
+    seen: set[Asked] = set()
     top: Play | None = None
     # read backwards: the cards each seat played after each action are known by then
     tops: list[Play | None] = []
+    cards: list[tuple[int, ...] | None] = []
     for act in log:
-        if act.do == Do.PLAY:
-            top = as_play(parse(act.cards))
+        c = parse(act.cards) if act.do == Do.PLAY else None
+        if c is not None:
+            top = as_play(c)
         tops.append(top)
+        cards.append(c)
     for i in range(len(log) - 1, -1, -1):
         act = log[i]
-        if act.do == Do.PLAY:
+        c = cards[i]
+        if c is not None:
             mine = later[act.seat]
-            for r, n in enumerate(parse(act.cards)):
+            for r, n in enumerate(c):
                 mine[r] += n
             continue
         t = tops[i]

@@ -54,7 +54,7 @@ from ..view import SeatView
 from ..vocab import Ask, Do, Status
 from .endgame import Solver, TooBig
 from .inference import Checks, recent_choices
-from .knowledge import Knowledge, could_beat, group_evidence
+from .knowledge import Asked, Knowledge, could_beat, group_evidence
 from .play_policy import answer_cost, body_ranks, decide_play
 
 MIN_ROUNDS = 6  # below this many determinizations the normal choice is kept
@@ -160,15 +160,12 @@ def deal_hidden(
     return best[1]
 
 
-Since = list[tuple[int, Play, tuple[int, ...]]]  # (seat, top, the cards it has played since)
-
-
 class _Facts(NamedTuple):
     """What the public log says of the hidden seats' hands (:func:`_evidence`)."""
 
     cannot: list[tuple[int, Play]]  # tops it could not beat: §6.3 auto passes, tricks sat out
     declined: list[tuple[int, Play]]  # opponents' tops it chose to pass up
-    beat: Since  # tops it was asked about, so could beat then (§6.3)
+    beat: list[Asked]  # tops it was asked about, so could beat then (§6.3)
 
     def __bool__(self) -> bool:
         return bool(self.cannot or self.declined or self.beat)
