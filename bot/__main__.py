@@ -14,7 +14,7 @@ from pathlib import Path
 
 from engine.rules import PRESETS
 
-from .settings import Settings
+from .environment import Environment
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,10 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     bp.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if args.command == "bench":
-        from .bench import main as bench
+        from .offline.bench import main as bench
 
         return bench(args.tables, args.actions, args.seed)
-    settings = Settings.from_env()
+    settings = Environment.from_env()
     logging.basicConfig(
         level=logging.INFO if settings.token and args.command is None else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
 
         run_polling(settings)
         return 0
-    from .demo import run_demo
+    from .offline.demo import run_demo
 
     screens = Path(args.screens) if args.screens else None
     return run_demo(args.seed, args.lang or settings.lang, args.preset, Path(args.out), screens)

@@ -1,20 +1,21 @@
-"""The Telegram application: one ``build_app`` wires python-telegram-bot to the table service.
+"""The Telegram application: ``build_app`` wires python-telegram-bot to the bot's parts.
 
-Handlers only decode an update (who, which chat, which button) into one call on the service;
-the service stores and answers; the sender delivers. Nothing runs at import.
+Telegram handlers only turn an update into a :class:`~bot.router.CommandCall` or a press for
+the router (:mod:`bot.router`); the parts change and store tables and post what to show; the
+sender delivers. Nothing runs at import.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, replace
+from typing import Any, TypeAlias
 
 from telegram import (
     BotCommand,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
-    Chat,
     Message,
     Update,
     User,
@@ -25,40 +26,69 @@ from telegram.ext import (
     AIORateLimiter,
     Application,
     ApplicationBuilder,
+    CallbackContext,
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
     ContextTypes,
+    ExtBot,
     MessageHandler,
     filters,
 )
 
-from renderers import help_text, rules_text, t
+from renderers import t
 
 from . import storage as S
+from .compose import Parts, compose, resume
 from .logs import protect
 from .request import AiohttpRequest
+from .router import Command, CommandCall, Where
 from .sender import Sender, markup
-from .service import Config, Service, UserInfo
-from .settings_menu import settings_out, settings_press
+from .tables import Config, UserInfo
 from .timers import LoopTimers
 from .workers import Workers
 
 log = logging.getLogger("gouji.app")
-COMMANDS = ("gouji", "join", "leave", "hand", "rules", "settings", "stop", "help")
+HTTP_CONNECTIONS = 32  # calls to the Bot API in flight at once (more wait for a connection)
+OVERALL_PER_S = 28.0  # the sender's calls a second, all chats together
+# The order of the command menu Telegram shows (groups; a private chat shows a few of them).
+MENU = ("gouji", "join", "leave", "hand", "rules", "settings", "stop", "help")
+PRIVATE_MENU = ("start", "hand", "rules", "help")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Runtime:
-    """What the handlers reach through ``application.bot_data["rt"]``."""
+    """The running bot: its parts, the sender, the workers and timers."""
 
-    service: Service
+    parts: Parts
     sender: Sender
-    storage: S.Storage
-    lang: str
     workers: Workers
     timers: LoopTimers
-    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def storage(self) -> S.Storage:
+        return self.parts.tables.storage
+
+
+class BotData:
+    """``application.bot_data``: the bot's runtime (set by ``build_app``)."""
+
+    def __init__(self) -> None:
+        self.rt: Runtime | None = None
+
+
+class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):
+    @property
+    def rt(self) -> Runtime:
+        rt = self.bot_data.rt
+        assert rt is not None, "the bot is not started"
+        return rt
+
+
+GoujiApp: TypeAlias = Application[
+    ExtBot[None], Context, dict[Any, Any], dict[Any, Any], BotData, Any
+]
+Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 
 def user_info(user: User) -> UserInfo:
@@ -68,204 +98,100 @@ def user_info(user: User) -> UserInfo:
     return UserInfo(user.id, name[:64], lang)
 
 
-def _rt(context: ContextTypes.DEFAULT_TYPE) -> Runtime:
-    rt = context.application.bot_data["rt"]
-    assert isinstance(rt, Runtime)
-    return rt
+def admin_check(context: Context) -> Callable[[int, int], Awaitable[bool]]:
+    """Whether a user is an admin of a chat (asked of Telegram; False when it cannot tell)."""
+
+    async def is_admin(chat_id: int, user_id: int) -> bool:
+        if chat_id > 0:
+            return False
+        try:
+            member = await context.bot.get_chat_member(chat_id, user_id)
+        except Exception:
+            return False
+        return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+    return is_admin
 
 
-def _where(update: Update) -> tuple[Chat, int | None, User] | None:
-    msg = update.effective_message
-    chat = update.effective_chat
-    user = update.effective_user
-    if msg is None or chat is None or user is None:
-        return None
-    thread = msg.message_thread_id if msg.is_topic_message else None
-    return chat, thread, user
+def command_handler(command: Command) -> Handler:
+    """The one preamble of every command: who, where, with which arguments."""
+
+    async def handle(update: Update, context: Context) -> None:
+        msg, chat, user = update.effective_message, update.effective_chat, update.effective_user
+        if msg is None or chat is None or user is None:
+            return
+        private = chat.type == ChatType.PRIVATE
+        rt = context.rt
+        info = user_info(user)
+        if command.where == Where.GROUP and private:
+            rt.parts.tables.reply(
+                chat.id, None, t(info.lang or rt.parts.tables.cfg.lang, "bot.group_only")
+            )
+            return
+        thread = msg.message_thread_id if msg.is_topic_message else None
+        args = tuple(context.args or ())
+        await command.handler(CommandCall(chat.id, thread, info, args, admin_check(context)))
+
+    return handle
 
 
-async def _is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
-    try:
-        member = await context.bot.get_chat_member(chat_id, user_id)
-    except Exception:
-        return False
-    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
-
-
-async def _chat_lang(rt: Runtime, chat: Chat, user: User) -> str:
-    if chat.type == ChatType.PRIVATE:
-        return user_info(user).lang or rt.lang
-    return (await rt.service.chat_settings(chat.id, rt.lang)).lang
-
-
-# -- commands -----------------------------------------------------------------------------------
-async def cmd_gouji(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    w = _where(update)
-    if w is None:
-        return
-    chat, thread, user = w
-    rt = _rt(context)
-    if chat.type == ChatType.PRIVATE:
-        rt.service.reply(chat.id, None, t(user_info(user).lang or rt.lang, "bot.group_only"))
-        return
-    await rt.service.open_lobby(chat.id, thread, user_info(user))
-
-
-async def cmd_join(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    w = _where(update)
-    if w is not None and w[0].type != ChatType.PRIVATE:
-        await _rt(context).service.join(w[0].id, w[1], user_info(w[2]))
-
-
-async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    w = _where(update)
-    if w is not None and w[0].type != ChatType.PRIVATE:
-        await _rt(context).service.leave(w[0].id, w[1], user_info(w[2]))
-
-
-async def cmd_stop(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    w = _where(update)
-    if w is None or w[0].type == ChatType.PRIVATE:
-        return
-    chat, thread, user = w
-    admin = await _is_admin(context, chat.id, user.id)
-    await _rt(context).service.stop(chat.id, thread, user_info(user), admin)
-
-
-async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    w = _where(update)
-    if w is None:
-        return
-    chat, thread, user = w
-    rt = _rt(context)
-    found = await rt.service.resend_hand(user_info(user))
-    if not found:
-        lang = await _chat_lang(rt, chat, user)
-        rt.service.reply(chat.id, thread, t(lang, "bot.no_hand"))
-
-
-async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    w = _where(update)
-    if w is None:
-        return
-    chat, thread, user = w
-    rt = _rt(context)
-    lang = await _chat_lang(rt, chat, user)
-    table = rt.service.table_at(chat.id, thread)
-    settings = (
-        table.st.settings if table is not None else await rt.service.chat_settings(chat.id, rt.lang)
-    )
-    rt.service.reply(chat.id, thread, rules_text(settings.rules(), lang))
-
-
-async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    w = _where(update)
-    if w is None:
-        return
-    chat, thread, user = w
-    rt = _rt(context)
-    rt.service.reply(chat.id, thread, help_text(await _chat_lang(rt, chat, user)))
-
-
-async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    w = _where(update)
-    if w is None:
-        return
-    chat, thread, user = w
-    rt = _rt(context)
-    if chat.type != ChatType.PRIVATE:
-        rt.service.reply(chat.id, thread, help_text(await _chat_lang(rt, chat, user)))
-        return
-    payload = context.args[0] if context.args else ""
-    await rt.service.dm_start(user_info(user), payload[:64])
-
-
-async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    w = _where(update)
-    if w is None:
-        return
-    chat, thread, user = w
-    rt = _rt(context)
-    if chat.type == ChatType.PRIVATE:
-        rt.service.reply(chat.id, None, t(user_info(user).lang or rt.lang, "bot.group_only"))
-        return
-    settings = await rt.service.chat_settings(chat.id, rt.lang)
-    rt.sender.post(settings_out(chat.id, thread, settings, version=0))
-
-
-# -- buttons ------------------------------------------------------------------------------------
-async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_button(update: Update, context: Context) -> None:
     query = update.callback_query
     if query is None:
         return
-    rt = _rt(context)
-    info = user_info(query.from_user)
+    rt = context.rt
     msg = query.message
-    chat_id = msg.chat.id if msg is not None else None
-    data = query.data
-    if data and data.startswith("s") and chat_id is not None and isinstance(msg, Message):
-        thread = msg.message_thread_id if msg.is_topic_message else None
-        answer, out = await settings_press(
-            rt.service, chat_id, thread, data, info, lambda uid: _is_admin(context, chat_id, uid)
-        )
-        if out is not None:
-            try:
-                await query.edit_message_text(
-                    out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out.keyboard)
-                )
-            except (BadRequest, Forbidden) as e:  # unchanged, or the bot was removed meanwhile
-                log.info("settings message not edited: %s", e.message)
-    else:
-
-        async def admin(uid: int) -> bool:
-            table_chat = chat_id if chat_id is not None and chat_id < 0 else None
-            return table_chat is not None and await _is_admin(context, table_chat, uid)
-
-        answer = await rt.service.press(data, info, admin)
+    chat_id = msg.chat.id if isinstance(msg, Message) else None
+    thread = msg.message_thread_id if isinstance(msg, Message) and msg.is_topic_message else None
+    answer = await rt.parts.router.press(
+        query.data, user_info(query.from_user), chat_id, thread, admin_check(context)
+    )
     try:
         await query.answer(answer.text[:200] or None, show_alert=answer.alert, url=answer.url)
     except Exception as e:  # a late or repeated answer: the press was handled all the same
         log.info("callback answer failed: %s", type(e).__name__)
+    if answer.edit is not None and isinstance(msg, Message):
+        out = answer.edit
+        try:
+            await query.edit_message_text(
+                out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out.keyboard)
+            )
+        except (BadRequest, Forbidden) as e:  # unchanged, or the bot was removed meanwhile
+            log.info("pressed message not edited: %s", e.message)
 
 
-async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_migrate(update: Update, context: Context) -> None:
     msg = update.effective_message
     if msg is not None and msg.migrate_to_chat_id:
-        await _rt(context).service.chat_migrated(msg.chat.id, msg.migrate_to_chat_id)
+        await context.rt.parts.tables.chat_migrated(msg.chat.id, msg.migrate_to_chat_id)
 
 
-async def on_my_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_my_member(update: Update, context: Context) -> None:
     change = update.my_chat_member
     if change is None:
         return
-    status = change.new_chat_member.status
-    if status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
-        await _rt(context).service.bot_removed(change.chat.id)
+    if change.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+        await context.rt.parts.tables.bot_removed(change.chat.id)
 
 
-async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_error(update: object, context: Context) -> None:
     log.error("update failed: %s", type(context.error).__name__, exc_info=context.error)
 
 
 # -- building -----------------------------------------------------------------------------------
-HTTP_CONNECTIONS = 32  # calls to the Bot API in flight at once (more wait for a connection)
-OVERALL_PER_S = 28.0  # the sender's calls a second, all chats together
-
-
 def build_app(
     token: str,
     storage: S.Storage,
     cfg: Config,
     *,
-    lang: str = "zh",
     base_url: str | None = None,
     base_file_url: str | None = None,
     group_interval: float = 3.0,
     private_interval: float = 0.5,
     rate_limit: bool = True,
     processes: int = 0,
-) -> Application[Any, Any, Any, Any, Any, Any]:
-    """The bot: handlers, the service, its sender and timers; ``processes`` worker processes
+) -> GoujiApp:
+    """The bot: handlers, its parts, their sender and timers; ``processes`` worker processes
     draw the pictures and run the hard AI (0: threads). ``post_init`` resumes every
     unfinished table; ``post_shutdown`` closes the sender and storage."""
     protect(token)  # no log line shows it from here on
@@ -273,6 +199,7 @@ def build_app(
     builder = (
         ApplicationBuilder()
         .token(token)
+        .context_types(ContextTypes(context=Context, bot_data=BotData))
         .concurrent_updates(True)
         .request(AiohttpRequest(HTTP_CONNECTIONS))
         .get_updates_request(AiohttpRequest(1))
@@ -283,29 +210,27 @@ def build_app(
         builder = builder.base_file_url(base_file_url)
     if rate_limit:
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
-    app = builder.post_init(post_init).post_shutdown(post_shutdown).build()
+    app: GoujiApp = builder.post_init(post_init).post_shutdown(post_shutdown).build()
     # the sender keeps a little under AIORateLimiter's 30 calls a second to chats, so that calls
     # wait in the sender (where a message's newer content replaces it) rather than there
     overall = OVERALL_PER_S if rate_limit else 0.0
-    app.bot_data["setup"] = (
-        storage,
-        cfg,
-        lang,
-        group_interval,
-        private_interval,
-        overall,
-        processes,
-    )
-    group = ~filters.ChatType.PRIVATE
-    app.add_handler(CommandHandler("gouji", cmd_gouji))
-    app.add_handler(CommandHandler("join", cmd_join, filters=group))
-    app.add_handler(CommandHandler("leave", cmd_leave, filters=group))
-    app.add_handler(CommandHandler("stop", cmd_stop, filters=group))
-    app.add_handler(CommandHandler("hand", cmd_hand))
-    app.add_handler(CommandHandler("rules", cmd_rules))
-    app.add_handler(CommandHandler("settings", cmd_settings))
-    app.add_handler(CommandHandler("help", cmd_help))
-    app.add_handler(CommandHandler("start", cmd_start))
+    workers = Workers(processes)
+    sender = Sender(app.bot, group_interval, private_interval, workers, overall)
+    timers = LoopTimers()
+    parts = compose(storage, sender, timers, cfg, workers)
+
+    async def refused(chat_id: int) -> None:
+        if chat_id > 0:  # a player blocked the bot
+            await parts.absence.dm_blocked(chat_id)
+        else:  # 403 in a group: the bot is no longer in it, even if that update was not seen
+            await parts.tables.bot_removed(chat_id)
+
+    sender.bind(parts.tables, refused)
+    app.bot_data.rt = Runtime(parts, sender, workers, timers)
+    # every command of every part (the router's table), then buttons and chat changes
+    for command in parts.router.commands.values():
+        group_only = ~filters.ChatType.PRIVATE if command.where == Where.GROUP else None
+        app.add_handler(CommandHandler(command.name, command_handler(command), filters=group_only))
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
@@ -313,62 +238,42 @@ def build_app(
     return app
 
 
-async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    storage, cfg, lang, group_interval, private_interval, overall, processes = app.bot_data["setup"]
+async def post_init(app: GoujiApp) -> None:
+    """Started: the bot's name asked, storage and workers opened, every table resumed."""
+    rt = app.bot_data.rt
+    assert rt is not None
     me = await app.bot.get_me()
-    cfg = Config(**{**cfg.__dict__, "bot_username": me.username or cfg.bot_username, "lang": lang})
-    await storage.open()
-    service_ref: list[Service] = []
-
-    def slot_id(table: int, slot: str) -> int | None:
-        return service_ref[0].slot_id(table, slot)
-
-    async def slot_sent(table: int, slot: str, msg: int) -> None:
-        await service_ref[0].slot_sent(table, slot, msg)
-
-    async def refused(chat_id: int) -> None:
-        if chat_id > 0:  # a player blocked the bot
-            await service_ref[0].dm_blocked(chat_id)
-        else:  # 403 in a group: the bot is no longer in it, even if that update was not seen
-            await service_ref[0].bot_removed(chat_id)
-
-    workers = Workers(processes)
-    workers.start()
-    sender = Sender(
-        app.bot, slot_id, slot_sent, refused, group_interval, private_interval, workers, overall
-    )
-    timers = LoopTimers()
-    service = Service(storage, sender, timers, cfg, workers)
-    service_ref.append(service)
-    app.bot_data["rt"] = Runtime(service, sender, storage, lang, workers, timers)
+    tables = rt.parts.tables
+    tables.cfg = replace(tables.cfg, bot_username=me.username or tables.cfg.bot_username)
+    await rt.storage.open()
+    rt.workers.start()
     await _set_commands(app)
-    n = await service.resume()
+    n = await resume(rt.parts)
     log.info("ready as @%s; %d table(s) resumed", me.username, n)
 
 
-async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    rt = app.bot_data.get("rt")
-    if isinstance(rt, Runtime):
-        await rt.timers.close()  # an AI step under way ends (and is stored) before the rest
-        try:
-            await rt.sender.drain(timeout=5.0)
-        except TimeoutError:
-            log.warning("shutting down with %d message(s) unsent", rt.sender.pending())
-        await rt.sender.close()
-        rt.workers.close()
-        await rt.storage.close()
+async def post_shutdown(app: GoujiApp) -> None:
+    rt = app.bot_data.rt
+    if rt is None:
+        return
+    await rt.timers.close()  # an AI step under way ends (and is stored) before the rest
+    try:
+        await rt.sender.drain(timeout=5.0)
+    except TimeoutError:
+        log.warning("shutting down with %d message(s) unsent", rt.sender.pending())
+    await rt.sender.close()
+    rt.workers.close()
+    await rt.storage.close()
 
 
-async def _set_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+async def _set_commands(app: GoujiApp) -> None:
     for code in ("zh", "en"):
-        cmds = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in COMMANDS]
-        private = [BotCommand("start", t(code, "bot.cmd.start"))] + [
-            c for c in cmds if c.command in ("hand", "rules", "help")
-        ]
+        group = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in MENU]
+        private = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in PRIVATE_MENU]
         lc = code if code != "zh" else None  # the default list is Chinese
         try:
             await app.bot.set_my_commands(
-                cmds, scope=BotCommandScopeAllGroupChats(), language_code=lc
+                group, scope=BotCommandScopeAllGroupChats(), language_code=lc
             )
             await app.bot.set_my_commands(
                 private, scope=BotCommandScopeAllPrivateChats(), language_code=lc

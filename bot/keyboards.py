@@ -15,8 +15,8 @@ from engine.rules import PRESETS
 from engine.vocab import Ask, Do
 from renderers import button_text, card_text, t
 
-from .codec import Callback
-from .model import Seat
+from .buttons import Callback, HandOp, Kind, LobbyOp, Op, OverOp, VoteOp
+from .model import AiLevel, Seat
 
 QUICK = 6  # one-tap answers offered, smallest first
 PER_ROW = 5  # rank buttons in a row
@@ -34,8 +34,8 @@ class Button:
 Keyboard = list[list[Button]]
 
 
-def _b(text: str, kind: str, table: int, version: int, op: str) -> Button:
-    return Button(text, Callback(kind, table, version, op).encode())
+def _b(text: str, kind: Kind, table: int, version: int, op: Op, arg: str | int = "") -> Button:
+    return Button(text, Callback(kind, table, version, op, str(arg)).encode())
 
 
 # -- the selection of cards to play -----------------------------------------------------------
@@ -87,13 +87,20 @@ def _rank_rows(
     ranks: Sequence[int],
     hand: Counts,
     selection: Counts,
-    op: str,
+    op: HandOp,
     lang: str,
 ) -> Keyboard:
-    """Rank buttons, :data:`PER_ROW` a row; ``op`` r (a play's cards) or t (还贡's)."""
+    """Rank buttons, :data:`PER_ROW` a row; ``op`` RANK (a play's cards) or RETURN_RANK."""
     return [
         [
-            _b(rank_label(r, hand[r], selection[r], lang), "h", table, version, op + RANK_CHARS[r])
+            _b(
+                rank_label(r, hand[r], selection[r], lang),
+                Kind.HAND,
+                table,
+                version,
+                op,
+                RANK_CHARS[r],
+            )
             for r in ranks[i : i + PER_ROW]
         ]
         for i in range(0, len(ranks), PER_ROW)
@@ -118,32 +125,32 @@ def hand_keyboard(
         quick = smallest_first(legal.plays)[:QUICK]
         row: list[Button] = []
         for k, p in enumerate(quick):
-            row.append(_b("▶ " + card_text(str(p), lang), "h", table, version, f"q{k}"))
+            row.append(
+                _b("▶ " + card_text(str(p), lang), Kind.HAND, table, version, HandOp.QUICK, k)
+            )
             if len(row) == 3:
                 rows.append(row)
                 row = []
         if row:
             rows.append(row)
     ranks = usable_ranks(legal)
-    rows.extend(_rank_rows(table, version, ranks, hand, selection, "r", lang))
+    rows.extend(_rank_rows(table, version, ranks, hand, selection, HandOp.RANK, lang))
     act: list[Button] = []
     if any(selection):
-        act.append(_b(button_text("clear", lang), "h", table, version, "c"))
+        act.append(_b(button_text("clear", lang), Kind.HAND, table, version, HandOp.CLEAR))
     if selection_ok:
         label = t(lang, "bot.btn.play_cards", cards=card_text(fmt(selection), lang))
-        act.append(_b(label, "h", table, version, "p"))
+        act.append(_b(label, Kind.HAND, table, version, HandOp.PLAY))
     if act:
         rows.append(act)
     last: list[Button] = []
     if legal.can_pass:
         key = "no_burn" if legal.ask == Ask.BURN else "pass"
-        last.append(_b(button_text(key, lang), "h", table, version, "x"))
+        last.append(_b(button_text(key, lang), Kind.HAND, table, version, HandOp.PASS))
     if legal.can_yield:
-        last.append(_b(button_text("yield", lang), "h", table, version, "y"))
-    last.append(_b(button_text("hint", lang), "h", table, version, "i"))
-    last.append(
-        _b(t(lang, "bot.btn.auto_off" if auto else "bot.btn.auto"), "h", table, version, "a")
-    )
+        last.append(_b(button_text("yield", lang), Kind.HAND, table, version, HandOp.YIELD))
+    last.append(_b(button_text("hint", lang), Kind.HAND, table, version, HandOp.HINT))
+    last.append(_auto_button(table, version, auto, lang))
     rows.append(last)
     return rows
 
@@ -172,22 +179,29 @@ def deal_keyboard(
     if legal.ask != Ask.RETURN:
         return [
             [
-                _b(button_text(_OPTION_LABEL[o.do], lang), "h", table, version, f"o{k}")
+                _b(
+                    button_text(_OPTION_LABEL[o.do], lang),
+                    Kind.HAND,
+                    table,
+                    version,
+                    HandOp.OPTION,
+                    k,
+                )
                 for k, o in enumerate(legal.options)
             ]
         ]
     rows: Keyboard = []
     ranks = [r for r in range(NRANKS - 1, -1, -1) if returnable[r]]
-    rows.extend(_rank_rows(table, version, ranks, hand, selection, "t", lang))
+    rows.extend(_rank_rows(table, version, ranks, hand, selection, HandOp.RETURN_RANK, lang))
     picks = {o.cards for o in legal.options}
     act: list[Button] = []
     if any(selection):
-        act.append(_b(button_text("clear", lang), "h", table, version, "c"))
+        act.append(_b(button_text("clear", lang), Kind.HAND, table, version, HandOp.CLEAR))
     chosen = fmt(selection)
     if chosen in picks:
         label = t(lang, "bot.btn.return_cards", cards=card_text(chosen, lang))
-        act.append(_b(label, "h", table, version, "p"))
-    act.append(_b(button_text("hint", lang), "h", table, version, "i"))
+        act.append(_b(label, Kind.HAND, table, version, HandOp.PLAY))
+    act.append(_b(button_text("hint", lang), Kind.HAND, table, version, HandOp.HINT))
     rows.append(act)
     return rows
 
@@ -200,7 +214,12 @@ def option_for(legal: Legal, selection: Counts) -> Action | None:
 
 def waiting_keyboard(table: int, version: int, auto: bool, lang: str) -> Keyboard:
     """A player's hand message while others act: only 托管 on or off."""
-    return [[_b(t(lang, "bot.btn.auto_off" if auto else "bot.btn.auto"), "h", table, version, "a")]]
+    return [[_auto_button(table, version, auto, lang)]]
+
+
+def _auto_button(table: int, version: int, auto: bool, lang: str) -> Button:
+    label = t(lang, "bot.btn.auto_off" if auto else "bot.btn.auto")
+    return _b(label, Kind.HAND, table, version, HandOp.AUTO)
 
 
 def lobby_keyboard(
@@ -208,7 +227,7 @@ def lobby_keyboard(
     version: int,
     seats: Sequence[Seat | None],
     preset: str,
-    ai_level: str,
+    ai_level: AiLevel,
     countdown: bool,
     lang: str,
 ) -> Keyboard:
@@ -219,12 +238,12 @@ def lobby_keyboard(
         for s in (side, side + 2, side + 4):
             seat = seats[s]
             label = t(lang, "bot.btn.sit", n=s + 1) if seat is None else f"{s + 1}·{seat.name[:8]}"
-            row.append(_b(label, "l", table, version, f"s{s}"))
+            row.append(_b(label, Kind.LOBBY, table, version, LobbyOp.SIT, s))
         rows.append(row)
     rows.append(
         [
-            _b(t(lang, "bot.btn.sit_any"), "l", table, version, "S"),
-            _b(t(lang, "bot.btn.leave"), "l", table, version, "L"),
+            _b(t(lang, "bot.btn.sit_any"), Kind.LOBBY, table, version, LobbyOp.SIT_ANY),
+            _b(t(lang, "bot.btn.leave"), Kind.LOBBY, table, version, LobbyOp.LEAVE),
         ]
     )
     names = list(PRESETS)
@@ -232,12 +251,12 @@ def lobby_keyboard(
         [
             _b(
                 t(lang, "bot.btn.preset", preset=t(lang, f"bot.preset.{preset}")),
-                "l",
+                Kind.LOBBY,
                 table,
                 version,
-                "P",
+                LobbyOp.PRESET,
             ),
-            _b(t(lang, "bot.btn.rules"), "l", table, version, "R"),
+            _b(t(lang, "bot.btn.rules"), Kind.LOBBY, table, version, LobbyOp.RULES),
         ]
     )
     assert preset in names
@@ -245,20 +264,37 @@ def lobby_keyboard(
         [
             _b(
                 t(lang, "bot.btn.ai_level", level=t(lang, f"bot.level.{ai_level}")),
-                "l",
+                Kind.LOBBY,
                 table,
                 version,
-                "A",
+                LobbyOp.LEVEL,
             ),
-            _b(t(lang, "bot.btn.fill_ai"), "l", table, version, "F"),
+            _b(t(lang, "bot.btn.fill_ai"), Kind.LOBBY, table, version, LobbyOp.FILL),
         ]
     )
-    last = [_b(t(lang, "bot.btn.start"), "l", table, version, "G")]
+    last = [_b(t(lang, "bot.btn.start"), Kind.LOBBY, table, version, LobbyOp.GO)]
     if not countdown:
-        last.append(_b(t(lang, "bot.btn.countdown"), "l", table, version, "C"))
+        last.append(_b(t(lang, "bot.btn.countdown"), Kind.LOBBY, table, version, LobbyOp.COUNTDOWN))
     rows.append(last)
     return rows
 
 
 def over_keyboard(table: int, version: int, lang: str) -> Keyboard:
-    return [[_b(t(lang, "bot.btn.again"), "o", table, version, "N")]]
+    return [[_b(t(lang, "bot.btn.again"), Kind.OVER, table, version, OverOp.AGAIN)]]
+
+
+def afk_keyboard(table: int, version: int, seat: int, votes: int, need: int, lang: str) -> Keyboard:
+    """The AFK notice's buttons: vote to leave ``seat`` to the AI, or take it over."""
+    return [
+        [
+            _b(
+                t(lang, "bot.btn.vote_ai", n=votes, need=need),
+                Kind.VOTE,
+                table,
+                version,
+                VoteOp.AI,
+                seat,
+            ),
+            _b(t(lang, "bot.btn.take_over"), Kind.VOTE, table, version, VoteOp.TAKE, seat),
+        ]
+    ]

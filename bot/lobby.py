@@ -1,5 +1,5 @@
-"""Lobbies: opening a table, seats (with the deep link for players the bot cannot message yet),
-AI seats, the pickup countdown, starting and the next game of a match."""
+"""Lobbies: opening a table (``/gouji``), seats (with the deep link for players the bot cannot
+message yet), AI seats, the pickup countdown, starting, the next game of a match, ``/stop``."""
 
 from __future__ import annotations
 
@@ -11,63 +11,191 @@ from dataclasses import replace
 
 from engine.match import Match
 from engine.matchrecord import entry_text
-from engine.rules import PRESETS
 from renderers import help_text, rules_text, t
 
 from . import storage as S
-from .codec import Callback
-from .core import UserInfo
-from .model import Seat, TableState
+from .absence import Absence
+from .buttons import Kind, LobbyOp, OverOp
+from .model import Seat, TableState, TableStatus, next_preset
 from .outbox import Answer, Out
-from .play import PlayOps
+from .play import Play
+from .router import CommandCall, Press, Router, Where
 from .table import Table
+from .tables import Tables, UserInfo, timer_name
 
 log = logging.getLogger("gouji.lobby")
-LEVEL_CYCLE = ("easy", "normal", "hard")
 
 
-class LobbyOps(PlayOps):
-    async def open_lobby(self, chat_id: int, thread_id: int | None, user: UserInfo) -> None:
+class Lobby:
+    """Tables from their opening to their first deal, and between games."""
+
+    def __init__(self, tables: Tables, play: Play, absence: Absence) -> None:
+        self.tables = tables
+        self.play = play
+        self.absence = absence
+        self.sender = tables.sender
+        self.timers = tables.timers
+
+    def register(self, router: Router) -> None:
+        router.command("gouji", self._cmd_gouji)
+        router.command("join", self._cmd_join, Where.GROUP)
+        router.command("leave", self._cmd_leave, Where.GROUP)
+        router.command("stop", self._cmd_stop, Where.GROUP)
+        router.command("start", self._cmd_start)
+        router.guard(Kind.LOBBY, self._guard)
+        router.on(Kind.LOBBY, LobbyOp.SIT, self._sit_press)
+        router.on(Kind.LOBBY, LobbyOp.SIT_ANY, self._sit_press)
+        router.on(Kind.LOBBY, LobbyOp.LEAVE, self._leave_press)
+        router.on(Kind.LOBBY, LobbyOp.RULES, self._rules_press)
+        for op in (LobbyOp.PRESET, LobbyOp.LEVEL, LobbyOp.FILL, LobbyOp.GO, LobbyOp.COUNTDOWN):
+            router.on(Kind.LOBBY, op, self._opener_press)
+        router.on(Kind.OVER, OverOp.AGAIN, self._again)
+
+    # -- commands ----------------------------------------------------------------------------
+    async def _cmd_gouji(self, c: CommandCall) -> None:
+        if c.private:
+            lang = c.user.lang or self.tables.cfg.lang
+            self.tables.reply(c.chat_id, None, t(lang, "bot.group_only"))
+            return
+        await self.open_table(c.chat_id, c.thread_id, c.user)
+
+    async def open_table(self, chat_id: int, thread_id: int | None, user: UserInfo) -> None:
         """``/gouji``: open a lobby, or point at the table already open here."""
-        async with self._chat_lock((chat_id, thread_id)):
-            existing = self.table_at(chat_id, thread_id)
+        async with self.tables.chat_lock(chat_id, thread_id):
+            existing = self.tables.at(chat_id, thread_id)
             # The table already here is read and kept under its lock: a move that ends its game
             # (or 再来一局 restarting it) changes its status before the save is stored, and the
             # database allows one open table per chat.
             guard = existing.lock if existing is not None else contextlib.nullcontext()
             async with guard:
-                await self._open_lobby(chat_id, thread_id, user, existing)
+                await self._open(chat_id, thread_id, user, existing)
 
-    async def _open_lobby(
+    async def _open(
         self, chat_id: int, thread_id: int | None, user: UserInfo, existing: Table | None
     ) -> None:
-        settings = await self.chat_settings(chat_id)
-        if existing is not None and existing.status in ("lobby", "playing"):
+        settings = await self.tables.chat_settings(chat_id)
+        if existing is not None and existing.status in (TableStatus.LOBBY, TableStatus.PLAYING):
             self.sender.post(Out(chat_id, t(settings.lang, "bot.already"), None, thread_id))
-            if existing.status == "lobby":
+            if existing.status == TableStatus.LOBBY:
                 existing.lobby_ver += 1
                 self.sender.post(replace(existing.lobby_out(), new=True))
             return
-        st = TableState(settings=settings, seed=self._next_seed())
-        row = await self.storage.create_table(
-            S.TableRow(None, chat_id, thread_id, "lobby", user.id, st.to_json(), 0)
+        st = TableState(settings=settings, seed=self.tables.next_seed())
+        row = await self.tables.storage.create_table(
+            S.TableRow(None, chat_id, thread_id, TableStatus.LOBBY, user.id, st.to_json(), 0)
         )
         assert row.table_id is not None
-        table = Table(row.table_id, chat_id, thread_id, user.id, "lobby", st)
-        self.tables[table.id] = table
-        self.where[(chat_id, thread_id)] = table.id
+        table = Table(row.table_id, chat_id, thread_id, user.id, TableStatus.LOBBY, st)
+        self.tables.add(table)
         log.info("table %d opened in chat %d", table.id, chat_id)
         async with table.lock:
             await self._sit(table, user, None)  # the opener takes a seat if their DM works
             self.sender.post(table.lobby_out())
 
+    async def _cmd_join(self, c: CommandCall) -> None:
+        table = self.tables.at(c.chat_id, c.thread_id)
+        if table is None or table.status != TableStatus.LOBBY:
+            lang = (await self.tables.chat_settings(c.chat_id)).lang
+            self.sender.post(Out(c.chat_id, t(lang, "bot.no_lobby"), None, c.thread_id))
+            return
+        async with table.lock:
+            ans = await self._sit(table, c.user, None)
+            self.sender.post(table.lobby_out())
+        if ans.url:
+            text = t(table.lang, "bot.start_me", name=c.user.name, link=ans.url)
+            self.sender.post(Out(c.chat_id, text, None, c.thread_id))
+
+    async def _cmd_leave(self, c: CommandCall) -> None:
+        table = self.tables.at(c.chat_id, c.thread_id)
+        if table is None or table.status != TableStatus.LOBBY:
+            return
+        async with table.lock:
+            seat = table.seat_of(c.user.id)
+            if seat is not None:
+                table.st.seats[seat] = None
+                table.lobby_ver += 1
+                await self.tables.save(table)
+                self.sender.post(table.lobby_out())
+
+    async def _cmd_stop(self, c: CommandCall) -> None:
+        admin = await c.is_admin(c.chat_id, c.user.id)
+        await self.stop_table(c.chat_id, c.thread_id, c.user, admin)
+
+    async def stop_table(
+        self, chat_id: int, thread_id: int | None, user: UserInfo, admin: bool
+    ) -> None:
+        """``/stop`` by the opener or an admin: the table here ends."""
+        # Under the chat's lock, as /gouji is: until the save below is stored the database still
+        # holds the table open, and a /gouji racing in between would clash with it.
+        async with self.tables.chat_lock(chat_id, thread_id):
+            table = self.tables.at(chat_id, thread_id)
+            lang = (await self.tables.chat_settings(chat_id)).lang
+            if table is None or table.status == TableStatus.ABANDONED:
+                self.sender.post(Out(chat_id, t(lang, "bot.no_table"), None, thread_id))
+                return
+            if user.id != table.opener and not admin:
+                self.sender.post(Out(chat_id, t(lang, "bot.opener_only"), None, thread_id))
+                return
+            await self.tables.abandon(table)
+            text = t(lang, "bot.stopped", name=user.name)
+            self.sender.post(Out(chat_id, text, None, thread_id))
+            if table.match is None:
+                self.sender.post(table.lobby_out())
+
+    async def _cmd_start(self, c: CommandCall) -> None:
+        """``/start``: in a group, the help; in the private chat the DM works now, and a deep
+        link (``j<table>`` or ``j<table>s<seat>``) seats the player."""
+        if not c.private:
+            lang = await self.tables.lang_of(c.chat_id, c.user)
+            self.tables.reply(c.chat_id, c.thread_id, help_text(lang))
+            return
+        user = c.user
+        await self.tables.seen_user(user, dm_ok=True)
+        lang = user.lang or "zh"
+        table, seat = self._deep_link_target(c.args[0][:64] if c.args else "")
+        if table is None:
+            self.sender.post(Out(user.id, help_text(lang), None))
+            # a player coming back to a running game gets the hand again
+            for tb in self.tables.all():
+                mine = tb.seat_of(user.id)
+                if tb.status == TableStatus.PLAYING and mine is not None:
+                    await self.play.resend_hand(user)
+                    break
+            return
+        async with table.lock:
+            if table.status == TableStatus.LOBBY:
+                ans = await self._sit(table, user, seat)
+                self.sender.post(Out(user.id, ans.text, None))
+                self.sender.post(table.lobby_out())
+                return
+            mine = table.seat_of(user.id)
+            if mine is not None and table.status == TableStatus.PLAYING:
+                await self.absence.back(table, mine)
+                return
+        self.sender.post(Out(user.id, t(lang, "bot.too_late"), None))
+
+    def _deep_link_target(self, payload: str) -> tuple[Table | None, int | None]:
+        """The table (and seat) a ``/start`` payload names."""
+        if not payload.startswith("j"):
+            return None, None
+        tid, _, wanted = payload[1:].partition("s")
+        try:
+            table = self.tables.get(int(tid, 36))
+            seat = int(wanted) if wanted else None
+        except ValueError:
+            return None, None
+        if seat is not None and not 0 <= seat <= 5:
+            seat = None
+        return table, seat
+
+    # -- seats -------------------------------------------------------------------------------
     async def _sit(self, table: Table, user: UserInfo, seat: int | None) -> Answer:
         """Seat ``user`` (at ``seat`` or any free one). A player whose DM the bot cannot reach
         gets the deep link instead (the bot may not message someone who never started it)."""
         lang = table.lang
-        row = await self.storage.get_user(user.id)
+        row = await self.tables.storage.get_user(user.id)
         if row is None or not row.dm_ok:
-            return Answer(t(lang, "bot.need_start"), url=self.deep_link(table.id, seat))
+            return Answer(t(lang, "bot.need_start"), url=self.tables.deep_link(table.id, seat))
         mine = table.seat_of(user.id)
         seats = table.st.seats
         if seat is None:
@@ -79,212 +207,143 @@ class LobbyOps(PlayOps):
             seat = next((i for i in free if seats[i] is None), free[0])
         current = seats[seat]
         if current is not None and current.human:
-            return Answer(
-                t(lang, "bot.taken" if current.user != user.id else "bot.seated", n=seat + 1)
-            )
+            key = "bot.taken" if current.user != user.id else "bot.seated"
+            return Answer(t(lang, key, n=seat + 1))
         if mine is not None:
             seats[mine] = None
         seats[seat] = Seat(user.name, user.id, lang=user.lang or row.lang)
         table.lobby_ver += 1
-        await self._save(table)
+        await self.tables.save(table)
         return Answer(t(lang, "bot.sat", n=seat + 1))
-
-    async def join(self, chat_id: int, thread_id: int | None, user: UserInfo) -> None:
-        table = self.table_at(chat_id, thread_id)
-        if table is None or table.status != "lobby":
-            lang = (await self.chat_settings(chat_id)).lang
-            self.sender.post(Out(chat_id, t(lang, "bot.no_lobby"), None, thread_id))
-            return
-        async with table.lock:
-            ans = await self._sit(table, user, None)
-            self.sender.post(table.lobby_out())
-        if ans.url:
-            self.sender.post(
-                Out(
-                    chat_id,
-                    t(table.lang, "bot.start_me", name=user.name, link=ans.url),
-                    None,
-                    thread_id,
-                )
-            )
-
-    async def leave(self, chat_id: int, thread_id: int | None, user: UserInfo) -> None:
-        table = self.table_at(chat_id, thread_id)
-        if table is None or table.status != "lobby":
-            return
-        async with table.lock:
-            seat = table.seat_of(user.id)
-            if seat is not None:
-                table.st.seats[seat] = None
-                table.lobby_ver += 1
-                await self._save(table)
-                self.sender.post(table.lobby_out())
-
-    async def dm_start(self, user: UserInfo, payload: str) -> None:
-        """``/start`` in the private chat: the DM works now; a deep link seats the player."""
-        await self.seen_user(user, dm_ok=True)
-        lang = user.lang or "zh"
-        table: Table | None = None
-        seat: int | None = None
-        if payload.startswith("j"):
-            tid, _, wanted = payload[1:].partition("s")
-            try:
-                table = self.tables.get(int(tid, 36))
-                seat = int(wanted) if wanted else None
-            except ValueError:
-                table = None
-            if seat is not None and not 0 <= seat <= 5:
-                seat = None
-        if table is None:
-            self.sender.post(Out(user.id, help_text(lang), None))
-            # a player coming back to a running game gets the hand again
-            for tb in list(self.tables.values()):
-                if tb.status == "playing" and tb.seat_of(user.id) is not None:
-                    await self.resend_hand(user)
-                    break
-            return
-        async with table.lock:
-            if table.status == "lobby":
-                ans = await self._sit(table, user, seat)
-                self.sender.post(Out(user.id, ans.text, None))
-                self.sender.post(table.lobby_out())
-                return
-            mine = table.seat_of(user.id)
-            if mine is not None and table.status == "playing":
-                s = table.st.seats[mine]
-                assert s is not None
-                if s.auto:
-                    s.auto = False  # back from a lost DM: the player plays again
-                    s.timeouts = 0
-                    await self._save(table)
-                    self.sender.post(
-                        Out(
-                            table.chat_id,
-                            t(table.lang, "bot.back", name=table.mention(mine)),
-                            None,
-                            table.thread_id,
-                        )
-                    )
-                out = table.hand_out(mine)
-                if out is not None:
-                    self.sender.post(replace(out, new=True))
-                self._schedule(table)
-                return
-        self.sender.post(Out(user.id, t(lang, "bot.too_late"), None))
-
-    # -- button presses ----------------------------------------------------------------------
-    async def _lobby_press(
-        self, table: Table, cb: Callback, user: UserInfo, is_admin: Callable[[int], Awaitable[bool]]
-    ) -> Answer:
-        lang = table.lang
-        if table.status != "lobby":
-            return Answer(t(lang, "bot.started"))
-        if cb.version != table.lobby_ver and cb.op not in ("R",):
-            # the lobby changed since this keyboard: show the current one, do nothing
-            self.sender.post(table.lobby_out())
-            return Answer(t(lang, "bot.stale"))
-        op = cb.op
-        st = table.st
-        ans = Answer()
-        if op.startswith("s") and op[1:] in ("0", "1", "2", "3", "4", "5"):
-            ans = await self._sit(table, user, int(op[1:]))
-        elif op == "S":
-            ans = await self._sit(table, user, None)
-        elif op == "L":
-            seat = table.seat_of(user.id)
-            if seat is None:
-                return Answer(t(lang, "bot.not_seated"))
-            st.seats[seat] = None
-            ans = Answer(t(lang, "bot.left"))
-        elif op == "R":
-            self.sender.post(
-                Out(table.chat_id, rules_text(st.settings.rules(), lang), None, table.thread_id)
-            )
-            return Answer()
-        elif op in ("P", "A", "F", "G", "C"):
-            if user.id != table.opener and not await is_admin(user.id):
-                return Answer(t(lang, "bot.opener_only"), alert=True)
-            if op == "P":
-                names = list(PRESETS)
-                preset = names[(names.index(st.settings.preset) + 1) % len(names)]
-                st.settings = replace(st.settings, preset=preset, switches={})
-                await self.save_chat_settings(table.chat_id, st.settings)
-                ans = Answer(t(lang, f"bot.preset.{preset}"))
-            elif op == "A":
-                level = LEVEL_CYCLE[(LEVEL_CYCLE.index(st.settings.ai_level) + 1) % 3]
-                st.settings = replace(st.settings, ai_level=level)
-                await self.save_chat_settings(table.chat_id, st.settings)
-                ans = Answer(t(lang, f"bot.level.{level}"))
-            elif op == "F":
-                self._fill_ai(table)
-            elif op == "G":
-                return await self._start(table)
-            elif op == "C":
-                st.countdown = time.time() + self.cfg.countdown_s
-                self.timers.schedule(
-                    f"countdown:{table.id}", self.cfg.countdown_s, self._countdown_job(table.id)
-                )
-                ans = Answer(t(lang, "bot.countdown_set", s=int(self.cfg.countdown_s)))
-        else:
-            return Answer(t(lang, "bot.bad_button"))
-        table.lobby_ver += 1
-        await self._save(table)
-        self.sender.post(table.lobby_out())
-        return ans
 
     def _fill_ai(self, table: Table) -> None:
         for i, s in enumerate(table.st.seats):
             if s is None:
-                table.st.seats[i] = Seat(
-                    t(table.lang, "bot.ai_name", n=i + 1), None, level=table.st.settings.ai_level
-                )
+                name = t(table.lang, "bot.ai_name", n=i + 1)
+                table.st.seats[i] = Seat(name, None, level=table.st.settings.ai_level)
 
-    def _countdown_job(self, table_id: int) -> Callable[[], Awaitable[None]]:
+    # -- lobby buttons -----------------------------------------------------------------------
+    def _guard(self, table: Table, p: Press) -> Answer | None:
+        """Lobby buttons count while the table seats players, on the lobby as it is now (the
+        rules button at any version)."""
+        if table.status != TableStatus.LOBBY:
+            return Answer(t(table.lang, "bot.started"))
+        if p.cb.version != table.lobby_ver and p.cb.op != LobbyOp.RULES:
+            # the lobby changed since this keyboard: show the current one, do nothing
+            self.sender.post(table.lobby_out())
+            return Answer(t(table.lang, "bot.stale"))
+        return None
+
+    async def _changed(self, table: Table, ans: Answer) -> Answer:
+        """The lobby changed: stored, shown, the press answered."""
+        table.lobby_ver += 1
+        await self.tables.save(table)
+        self.sender.post(table.lobby_out())
+        return ans
+
+    async def _sit_press(self, table: Table, p: Press) -> Answer:
+        seat = p.cb.seat if p.cb.op == LobbyOp.SIT else None
+        return await self._changed(table, await self._sit(table, p.user, seat))
+
+    async def _leave_press(self, table: Table, p: Press) -> Answer:
+        seat = table.seat_of(p.user.id)
+        if seat is None:
+            return Answer(t(table.lang, "bot.not_seated"))
+        table.st.seats[seat] = None
+        return await self._changed(table, Answer(t(table.lang, "bot.left")))
+
+    async def _rules_press(self, table: Table, p: Press) -> Answer:
+        text = rules_text(table.st.settings.rules(), table.lang)
+        self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+        return Answer()
+
+    async def _opener_press(self, table: Table, p: Press) -> Answer:
+        """The buttons of the opener (or an admin of the table's chat)."""
+        lang = table.lang
+        st = table.st
+        if p.user.id != table.opener and not await p.is_admin(table.chat_id, p.user.id):
+            return Answer(t(lang, "bot.opener_only"), alert=True)
+        ans = Answer()
+        match p.cb.op:
+            case LobbyOp.PRESET:
+                preset = next_preset(st.settings.preset)
+                v = st.settings.version + 1
+                st.settings = replace(st.settings, preset=preset, switches={}, version=v)
+                await self.tables.save_chat_settings(table.chat_id, st.settings)
+                ans = Answer(t(lang, f"bot.preset.{preset}"))
+            case LobbyOp.LEVEL:
+                level = st.settings.ai_level.next()
+                v = st.settings.version + 1
+                st.settings = replace(st.settings, ai_level=level, version=v)
+                await self.tables.save_chat_settings(table.chat_id, st.settings)
+                ans = Answer(t(lang, f"bot.level.{st.settings.ai_level}"))
+            case LobbyOp.FILL:
+                self._fill_ai(table)
+            case LobbyOp.GO:
+                return await self.start(table)
+            case LobbyOp.COUNTDOWN:
+                cd = self.tables.cfg.countdown_s
+                st.countdown = time.time() + cd
+                self.timers.schedule(
+                    timer_name("countdown", table.id), cd, self._countdown(table.id)
+                )
+                ans = Answer(t(lang, "bot.countdown_set", s=int(cd)))
+        return await self._changed(table, ans)
+
+    def _countdown(self, table_id: int) -> Callable[[], Awaitable[None]]:
         async def job() -> None:
             table = self.tables.get(table_id)
             if table is None:
                 return
             async with table.lock:
-                if table.status == "lobby" and table.st.countdown is not None:
-                    await self._start(table)
+                if table.status == TableStatus.LOBBY and table.st.countdown is not None:
+                    await self.start(table)
 
         return job
 
-    async def _start(self, table: Table) -> Answer:
+    # -- games -------------------------------------------------------------------------------
+    async def start(self, table: Table) -> Answer:
         """Empty seats fill with AI, the match deals its first game."""
         lang = table.lang
         if not table.humans():
             return Answer(t(lang, "bot.nobody"), alert=True)
         self._fill_ai(table)
         table.st.countdown = None
-        self.timers.cancel(f"countdown:{table.id}")
-        table.status = "playing"
+        self.timers.cancel(timer_name("countdown", table.id))
+        table.status = TableStatus.PLAYING
         table.match = Match(table.st.settings.rules(), seed=table.st.seed)
         events = table.match.new_game()
         table.version = table.match.version
         table.lobby_ver += 1
-        await self._save(table, [entry_text(table.match.log[-1])])
+        await self.tables.save(table, [entry_text(table.match.log[-1])])
         log.info("table %d started", table.id)
         self.sender.post(table.lobby_out())
-        self._show(table, events, actor=None, everyone=True)
-        self._schedule(table)
+        self.play.show(table, events, actor=None, everyone=True)
+        self.play.schedule(table)
         return Answer(t(lang, "bot.go"))
 
-    async def _again(self, table: Table, cb: Callback, user: UserInfo) -> Answer:
+    async def _again(self, table: Table, p: Press) -> Answer:
         """再来一局: the same seats, the next game of the match (tribute, §11)."""
         lang = table.lang
         m = table.match
-        if m is None or table.status != "over" or cb.version != m.version:
+        if m is None or table.status != TableStatus.OVER or p.cb.version != m.version:
             return Answer(t(lang, "bot.stale"))
-        if table.seat_of(user.id) is None:
+        if table.seat_of(p.user.id) is None:
             return Answer(t(lang, "bot.not_seated"))
-        other = self.table_at(table.chat_id, table.thread_id)
+        other = self.tables.at(table.chat_id, table.thread_id)
         if other is not None and other.id != table.id:
             return Answer(t(lang, "bot.stale"))
         events = m.new_game()
-        table.status = "playing"
+        table.status = TableStatus.PLAYING
         table.version = m.version
-        await self._save(table, [entry_text(m.log[-1])])
-        self._show(table, events, actor=None, everyone=True)
-        self._schedule(table)
+        await self.tables.save(table, [entry_text(m.log[-1])])
+        self.play.show(table, events, actor=None, everyone=True)
+        self.play.schedule(table)
         return Answer(t(lang, "bot.go"))
+
+    def resumed(self, table: Table) -> None:
+        """After a restart: the lobby shown again, its countdown running on."""
+        self.sender.post(table.lobby_out())
+        if table.st.countdown is not None:
+            left = max(0.0, table.st.countdown - time.time())
+            self.timers.schedule(timer_name("countdown", table.id), left, self._countdown(table.id))

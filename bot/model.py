@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 from engine.ai import LEVELS
@@ -14,6 +15,36 @@ DEFAULT_TURN = 60
 AFK_TIMEOUTS = 2  # consecutive timeouts before a seat goes to 托管 (§ AFK ladder)
 
 
+class TableStatus(StrEnum):
+    """Where a table is (stored as its value)."""
+
+    LOBBY = "lobby"  # seating players
+    PLAYING = "playing"  # a game of the match is on (its deal phase included)
+    OVER = "over"  # a game ended; 再来一局 deals the next one
+    ABANDONED = "abandoned"  # /stop, or the bot left the chat: kept stored, never resumed
+
+
+class AiLevel(StrEnum):
+    """The AI levels a chat can choose (``engine.ai.LEVELS``), in the order buttons cycle."""
+
+    EASY = "easy"
+    NORMAL = "normal"
+    HARD = "hard"
+
+    def next(self) -> AiLevel:
+        levels = list(AiLevel)
+        return levels[(levels.index(self) + 1) % len(levels)]
+
+
+assert tuple(AiLevel) == LEVELS  # one list of levels
+
+
+def next_preset(preset: str) -> str:
+    """The preset after ``preset`` (the lobby's and /settings' preset button)."""
+    names = list(PRESETS)
+    return names[(names.index(preset) + 1) % len(names)]
+
+
 @dataclass(frozen=True)
 class ChatSettings:
     """A chat's table settings (``/settings``): the rules and how the bot runs a game."""
@@ -21,10 +52,11 @@ class ChatSettings:
     preset: str = "standard"
     switches: dict[str, Any] = field(default_factory=dict)  # flipped from the preset
     turn_s: int = DEFAULT_TURN  # per-turn timer
-    ai_level: str = "normal"  # for seats filled with AI
+    ai_level: AiLevel = AiLevel.NORMAL  # for seats filled with AI
     lang: str = "zh"
     image: bool = True  # the table image in the group
     afk: int = AFK_TIMEOUTS
+    version: int = 0  # grows with each change (the /settings buttons carry it)
 
     def rules(self) -> Rules:
         return Rules.preset_named(self.preset).with_switches(self.switches)
@@ -51,7 +83,7 @@ class ChatSettings:
         if obj.get("turn_s") in TURN_SECONDS:
             out = replace(out, turn_s=obj["turn_s"])
         if obj.get("ai_level") in LEVELS:
-            out = replace(out, ai_level=obj["ai_level"])
+            out = replace(out, ai_level=AiLevel(obj["ai_level"]))
         if obj.get("lang") in ("zh", "en"):
             out = replace(out, lang=obj["lang"])
         if isinstance(obj.get("image"), bool):
@@ -59,6 +91,9 @@ class ChatSettings:
         afk = obj.get("afk")
         if isinstance(afk, int) and not isinstance(afk, bool) and 1 <= afk <= 5:
             out = replace(out, afk=afk)
+        ver = obj.get("version")
+        if isinstance(ver, int) and not isinstance(ver, bool) and ver >= 0:
+            out = replace(out, version=ver)
         return out
 
 
@@ -68,7 +103,7 @@ class Seat:
 
     name: str
     user: int | None = None
-    level: str = "normal"  # the AI level that plays it (an AI seat, or a player's 托管)
+    level: AiLevel = AiLevel.NORMAL  # the AI level that plays it (an AI seat, or 托管)
     auto: bool = False  # 托管: the AI plays for the player
     timeouts: int = 0  # consecutive turn timeouts
     lang: str | None = None  # the player's own language for DMs
@@ -92,7 +127,7 @@ class Seat:
         return Seat(
             name=obj["name"],
             user=user if isinstance(user, int) else None,
-            level=obj["level"] if obj.get("level") in LEVELS else "normal",
+            level=AiLevel(obj["level"]) if obj.get("level") in LEVELS else AiLevel.NORMAL,
             auto=bool(obj.get("auto", False)),
             timeouts=_int(obj.get("timeouts")),
             lang=obj.get("lang") if obj.get("lang") in ("zh", "en") else None,
@@ -115,6 +150,8 @@ class TableState:
     log_page: int = 0
     log_first: int = 0  # the first transcript line of the current page
     hand_msgs: dict[int, int] = field(default_factory=dict)  # seat → its hand message id
+    afk_msgs: dict[int, int] = field(default_factory=dict)  # seat → its AFK notice's id
+    afk_ver: dict[int, int] = field(default_factory=dict)  # seat → its AFK notice's version
     countdown: float | None = None  # when the pickup countdown starts the game (epoch s)
     stored_games: int = 0  # finished games saved to storage
 
@@ -130,6 +167,8 @@ class TableState:
             "log_page": self.log_page,
             "log_first": self.log_first,
             "hand_msgs": {str(k): v for k, v in self.hand_msgs.items()},
+            "afk_msgs": {str(k): v for k, v in self.afk_msgs.items()},
+            "afk_ver": {str(k): v for k, v in self.afk_ver.items()},
             "countdown": self.countdown,
             "stored_games": self.stored_games,
         }
@@ -152,7 +191,9 @@ class TableState:
         st.log_first = _int(obj.get("log_first"))
         st.log_page = _int(obj.get("log_page"))
         st.log_msgs = _int_map(obj.get("log_msgs"))
-        st.hand_msgs = {k: v for k, v in _int_map(obj.get("hand_msgs")).items() if 0 <= k <= 5}
+        st.hand_msgs = _seat_map(obj.get("hand_msgs"))
+        st.afk_msgs = _seat_map(obj.get("afk_msgs"))
+        st.afk_ver = _seat_map(obj.get("afk_ver"))
         cd = obj.get("countdown")
         st.countdown = float(cd) if isinstance(cd, int | float) else None
         st.stored_games = _int(obj.get("stored_games"))
@@ -172,3 +213,7 @@ def _int_map(value: Any) -> dict[int, int]:
         if isinstance(k, str) and k.isdigit() and isinstance(v, int) and not isinstance(v, bool):
             out[int(k)] = v
     return out
+
+
+def _seat_map(value: Any) -> dict[int, int]:
+    return {k: v for k, v in _int_map(value).items() if 0 <= k <= 5}

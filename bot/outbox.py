@@ -5,12 +5,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from .keyboards import Keyboard
 
-# A message the bot keeps editing: (table id, name), the name one of "lobby", "table", "log",
-# or "hand<seat>".
-Slot = tuple[int, str]
+
+class SlotKind(StrEnum):
+    """The messages of a table the bot keeps editing (each kept in the table's state)."""
+
+    LOBBY = "lobby"  # the group's lobby
+    TABLE = "table"  # the group's table picture and caption
+    LOG = "log"  # a page of the group's trick log (index: the page)
+    HAND = "hand"  # a player's hand message (index: the seat)
+    AFK = "afk"  # the group's notice about a seat in 托管 (index: the seat)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One message a table keeps in place: which table, which kind, whose (page or seat)."""
+
+    table: int
+    kind: SlotKind
+    index: int = 0
 
 
 @dataclass
@@ -35,8 +51,10 @@ class Out:
 
 @dataclass(frozen=True)
 class Answer:
-    """The answer to a button press: a toast (or an alert), or a link to open."""
+    """The answer to a button press: a toast (or an alert), or a link to open; ``edit``: the
+    pressed message's new content, put in place after the press is answered."""
 
     text: str = ""
     alert: bool = False
     url: str | None = None
+    edit: Out | None = None

@@ -1,4 +1,4 @@
-"""Moving a match: a player's buttons, applying an action (stored before it is shown), AI
+"""Moving a match: a player's hand buttons, applying an action (stored before it is shown), AI
 seats and turn timers as scheduled steps, what each action changes on screen."""
 
 from __future__ import annotations
@@ -12,137 +12,212 @@ from dataclasses import replace
 
 from engine.actions import Action, IllegalAction
 from engine.ai import Decision, decide
-from engine.cards import RANK_CHARS, fmt, parse
+from engine.cards import fmt, parse
 from engine.events import Event
 from engine.matchrecord import entry_text
 from engine.vocab import Ask, Do, EventType, Phase
 from renderers import card_text, hint_text, refusal_text, t
 
-from .codec import Callback
-from .core import Core, UserInfo
-from .keyboards import EMPTY_SELECTION, QUICK, Button, option_for, smallest_first, toggle
-from .model import Seat
+from .buttons import HandOp, Kind
+from .keyboards import EMPTY_SELECTION, QUICK, option_for, smallest_first, toggle
+from .model import AiLevel, TableStatus
 from .outbox import Answer, Out
+from .router import CommandCall, Press, Router
 from .table import LOG_LIMIT, Table
+from .tables import Tables, UserInfo, timer_name
+from .workers import Workers
 
 log = logging.getLogger("gouji.play")
 ANSWERS = (Ask.ANSWER, Ask.BURN, Ask.LAST)  # asks the one-tap answers are offered for
 
 
-class PlayOps(Core):
-    async def _hand_press(self, table: Table, cb: Callback, user: UserInfo) -> Answer:
-        lang = user.lang or table.lang
-        seat = table.seat_of(user.id)
+class Play:
+    """A table's match: presses on hand messages, actions, AI moves, turn timers."""
+
+    def __init__(self, tables: Tables, workers: Workers) -> None:
+        self.tables = tables
+        self.sender = tables.sender
+        self.timers = tables.timers
+        self.workers = workers  # the hard AI searches there
+
+    def register(self, router: Router) -> None:
+        router.command("hand", self._cmd_hand)
+        router.guard(Kind.HAND, self._guard)
+        router.on(Kind.HAND, HandOp.AUTO, self._auto)
+        for op in (HandOp.RANK, HandOp.RETURN_RANK):
+            router.on(Kind.HAND, op, self._choose)
+        router.on(Kind.HAND, HandOp.CLEAR, self._clear)
+        router.on(Kind.HAND, HandOp.HINT, self._hint)
+        for op in (HandOp.PLAY, HandOp.QUICK, HandOp.OPTION, HandOp.PASS, HandOp.YIELD):
+            router.on(Kind.HAND, op, self._submit)
+
+    # -- a player's buttons ------------------------------------------------------------------
+    def _guard(self, table: Table, p: Press) -> Answer | None:
+        """A hand button counts for the match as it is: the table plays at its version, and
+        only 托管 may be pressed when it is someone else's turn."""
+        assert p.seat is not None
+        lang = table.seat_lang(p.seat)
         m = table.match
-        if seat is None:
-            return Answer(t(lang, "bot.not_yours"))
-        lang = table.seat_lang(seat)
-        if m is None or table.status != "playing" or cb.version != m.version:
+        if m is None or table.status != TableStatus.PLAYING or p.cb.version != m.version:
             return Answer(t(lang, "bot.stale"))
+        if p.cb.op == HandOp.AUTO:
+            return None
+        ask = m.asked()
+        if ask is None or ask[0] != p.seat:
+            return Answer(t(lang, "bot.not_your_turn"))
+        return None
+
+    async def _auto(self, table: Table, p: Press) -> Answer:
+        """托管 on or off, at any time."""
+        seat = _seat(p)
         s = table.st.seats[seat]
         assert s is not None
-        op = cb.op
-        if op == "a":  # 托管 on or off, at any time
-            s.auto = not s.auto
-            s.timeouts = 0
-            await self._save(table)
-            self._post_hand(table, seat)
-            self.sender.post(
-                Out(
-                    table.chat_id,
-                    t(
-                        table.lang,
-                        "bot.auto_on" if s.auto else "bot.auto_off",
-                        name=table.name(seat),
-                    ),
-                    None,
-                    table.thread_id,
-                    silent=True,
-                )
+        lang = table.seat_lang(seat)
+        s.auto = not s.auto
+        s.timeouts = 0
+        await self.tables.save(table)
+        self.post_hand(table, seat)
+        key = "bot.auto_on" if s.auto else "bot.auto_off"
+        self.sender.post(
+            Out(
+                table.chat_id,
+                t(table.lang, key, name=table.name(seat)),
+                None,
+                table.thread_id,
+                silent=True,
             )
-            self._schedule(table)
-            return Answer(t(lang, "bot.auto_on_me" if s.auto else "bot.auto_off_me"))
-        ask = m.asked()
-        if ask is None or ask[0] != seat:
-            return Answer(t(lang, "bot.not_your_turn"))
-        legal = m.choices(seat)
+        )
+        self.schedule(table)
+        return Answer(t(lang, "bot.auto_on_me" if s.auto else "bot.auto_off_me"))
+
+    async def _choose(self, table: Table, p: Press) -> Answer:
+        """A rank tapped: cards of it chosen for a play, or for 还贡 (§11)."""
+        seat = _seat(p)
+        m = table.match
+        assert m is not None
         view = m.view(seat)
         hand = parse(view.hand or "")
+        rank = p.cb.rank
+        if not hand[rank]:
+            return Answer(t(table.seat_lang(seat), "bot.bad_button"))
         sel = table.selection.get(seat, EMPTY_SELECTION)
-        action: Action | None = None
-        if op[0] in "rt" and len(op) == 2 and op[1] in RANK_CHARS:
-            rank = RANK_CHARS.index(op[1])
-            if not hand[rank]:
-                return Answer(t(lang, "bot.bad_button"))
-            if op[0] == "r":
-                table.selection[seat] = toggle(sel, hand, rank)
-            else:  # 还贡: one card more of that rank, up to what may be returned
-                cap = table.returnable(legal)[rank]
-                n = view.returning[1] if view.returning else 0
-                new = list(sel)
-                new[rank] = 0 if sel[rank] >= cap or sum(sel) >= n else sel[rank] + 1
-                table.selection[seat] = tuple(new)
-            self._post_hand(table, seat)
-            return Answer()
-        if op == "c":
-            table.selection.pop(seat, None)
-            self._post_hand(table, seat)
-            return Answer()
-        if op == "i":
-            d = await self._decide(table, seat, "normal")
-            cards = d.action.cards
-            declines = legal.ask == Ask.BURN and d.action.do == Do.PASS
-            text = hint_text(d.action.do, cards, d.reason, d.params, lang, claim=declines)
-            if cards:
-                table.selection[seat] = parse(cards)
-            table.hinted[seat] = text  # the catalog's sentence starts with 💡
-            self._post_hand(table, seat)
-            return Answer(html.unescape(re.sub(r"<[^>]+>", "", text))[:190])  # a toast: plain
-        if op == "p":
-            if legal.ask == Ask.RETURN:
+        if p.cb.op == HandOp.RANK:
+            table.selection[seat] = toggle(sel, hand, rank)
+        else:  # 还贡: one card more of that rank, up to what may be returned
+            cap = table.returnable(m.choices(seat))[rank]
+            n = view.returning[1] if view.returning else 0
+            new = list(sel)
+            new[rank] = 0 if sel[rank] >= cap or sum(sel) >= n else sel[rank] + 1
+            table.selection[seat] = tuple(new)
+        self.post_hand(table, seat)
+        return Answer()
+
+    async def _clear(self, table: Table, p: Press) -> Answer:
+        seat = _seat(p)
+        table.selection.pop(seat, None)
+        self.post_hand(table, seat)
+        return Answer()
+
+    async def _hint(self, table: Table, p: Press) -> Answer:
+        """提示: what the normal AI would do, chosen for the player to play or change."""
+        seat = _seat(p)
+        m = table.match
+        assert m is not None
+        legal = m.choices(seat)
+        d = await self.decide(table, seat, AiLevel.NORMAL)
+        cards = d.action.cards
+        declines = legal.ask == Ask.BURN and d.action.do == Do.PASS
+        lang = table.seat_lang(seat)
+        text = hint_text(d.action.do, cards, d.reason, d.params, lang, claim=declines)
+        if cards:
+            table.selection[seat] = parse(cards)
+        table.hinted[seat] = text  # the catalog's sentence starts with 💡
+        self.post_hand(table, seat)
+        return Answer(html.unescape(re.sub(r"<[^>]+>", "", text))[:190])  # a toast: plain
+
+    def _action_of(self, table: Table, p: Press) -> Action | Answer:
+        """The action a submitting button stands for, or the answer refusing it."""
+        seat = _seat(p)
+        m = table.match
+        assert m is not None
+        lang = table.seat_lang(seat)
+        legal = m.choices(seat)
+        match p.cb.op:
+            case HandOp.PLAY:
+                sel = table.selection.get(seat, EMPTY_SELECTION)
+                if legal.ask != Ask.RETURN:
+                    return Action(seat, Do.PLAY, fmt(sel))
                 action = option_for(legal, sel)
                 if action is None:
-                    return Answer(
-                        t(lang, "bot.pick_return", n=view.returning[1] if view.returning else 0),
-                        alert=True,
-                    )
-            else:
-                action = Action(seat, Do.PLAY, fmt(sel))
-        elif op[0] == "q" and op[1:].isdigit():
-            # only the one-tap answers the keyboard offers (answers to a top, the first few)
-            quick = smallest_first(legal.plays)[:QUICK] if legal.ask in ANSWERS else []
-            k = int(op[1:])
-            if k >= len(quick):
-                return Answer(t(lang, "bot.stale"))
-            action = Action(seat, Do.PLAY, str(quick[k]))
-        elif op[0] == "o" and op[1:].isdigit():
-            k = int(op[1:])
-            if k >= len(legal.options):
-                return Answer(t(lang, "bot.stale"))
-            action = legal.options[k]
-        elif op == "x":
-            action = Action(seat, Do.PASS)
-        elif op == "y":
-            action = Action(seat, Do.YIELD)
-        if action is None:
-            return Answer(t(lang, "bot.bad_button"))
+                    returning = m.view(seat).returning
+                    n = returning[1] if returning else 0
+                    return Answer(t(lang, "bot.pick_return", n=n), alert=True)
+                return action
+            case HandOp.QUICK:
+                # only the one-tap answers the keyboard offers (answers to a top, the first few)
+                quick = smallest_first(legal.plays)[:QUICK] if legal.ask in ANSWERS else []
+                if p.cb.index >= len(quick):
+                    return Answer(t(lang, "bot.stale"))
+                return Action(seat, Do.PLAY, str(quick[p.cb.index]))
+            case HandOp.OPTION:
+                if p.cb.index >= len(legal.options):
+                    return Answer(t(lang, "bot.stale"))
+                return legal.options[p.cb.index]
+            case HandOp.PASS:
+                return Action(seat, Do.PASS)
+            case HandOp.YIELD:
+                return Action(seat, Do.YIELD)
+        return Answer(t(lang, "bot.bad_button"))
+
+    async def _submit(self, table: Table, p: Press) -> Answer:
+        """出牌, a one-tap answer, a deal-phase answer, 过 or 让牌: the action applied."""
+        seat = _seat(p)
+        action = self._action_of(table, p)
+        if isinstance(action, Answer):
+            return action
+        lang = table.seat_lang(seat)
+        s = table.st.seats[seat]
+        assert s is not None
         s.timeouts = 0
         try:
-            await self._act(table, action)
+            await self.act(table, action)
         except IllegalAction as e:
             return Answer(refusal_text(e.code, lang, **e.params), alert=True)
         if action.do == Do.PLAY:
             return Answer(t(lang, "bot.played", cards=card_text(action.cards, lang)))
         return Answer(t(lang, f"bot.did.{action.do}"))
 
-    def _post_hand(self, table: Table, seat: int) -> None:
+    def post_hand(self, table: Table, seat: int, new: bool = False) -> None:
+        """The seat's hand message as it is now (``new``: sent anew at the bottom)."""
         out = table.hand_out(seat)
         if out is not None:
-            self.sender.post(out)
+            self.sender.post(replace(out, new=True) if new else out)
+
+    async def resend_hand(self, user: UserInfo) -> bool:
+        """The hand message again, as a new message at the bottom of the DM (``/hand``)."""
+        found = False
+        for table in self.tables.all():
+            seat = table.seat_of(user.id)
+            if seat is None or table.match is None:
+                continue
+            if table.status not in (TableStatus.PLAYING, TableStatus.OVER):
+                continue
+            async with table.lock:
+                out = table.hand_out(seat)
+                if out is not None:
+                    self.sender.post(replace(out, new=True))
+                    found = True
+        return found
+
+    async def _cmd_hand(self, c: CommandCall) -> None:
+        if not await self.resend_hand(c.user):
+            lang = await self.tables.lang_of(c.chat_id, c.user)
+            self.tables.reply(c.chat_id, c.thread_id, t(lang, "bot.no_hand"))
 
     # -- moving the match --------------------------------------------------------------------
-    async def _act(self, table: Table, action: Action, note: str = "") -> list[Event]:
-        """Apply ``action`` (IllegalAction: nothing changed), store it, then show it."""
+    async def act(self, table: Table, action: Action, note: str = "") -> list[Event]:
+        """Apply ``action`` (IllegalAction: nothing changed), store it, then show it. The
+        caller holds the table's lock."""
         m = table.match
         assert m is not None
         events = m.apply(action)
@@ -150,21 +225,21 @@ class PlayOps(Core):
         table.selection.pop(action.seat, None)
         table.hinted.pop(action.seat, None)
         if m.phase == Phase.OVER:
-            table.status = "over"
+            table.status = TableStatus.OVER
         try:
-            await self._save(table, [entry_text(action)])
+            await self.tables.save(table, [entry_text(action)])
         except Exception:
             # not stored: the action must not stand either — rebuild from what is stored
-            await self._reload(table)
+            await self.tables.reload(table)
             raise
         table.note = note
-        self._show(table, events, actor=action.seat)
+        self.show(table, events, actor=action.seat)
         if m.phase == Phase.OVER:
             await self._game_over(table)
-        self._schedule(table)
+        self.schedule(table)
         return events
 
-    def _show(
+    def show(
         self, table: Table, events: list[Event], actor: int | None, everyone: bool = False
     ) -> None:
         """Post what the new events change: cheers, the log, the table, the DMs concerned."""
@@ -204,9 +279,7 @@ class PlayOps(Core):
             else {s for s in (actor, ask[0] if ask else None) if s is not None}
         )
         for seat in sorted(seats):
-            hand = table.hand_out(seat)
-            if hand is not None:
-                self.sender.post(replace(hand, new=dealt))
+            self.post_hand(table, seat, new=dealt)
 
     async def _game_over(self, table: Table) -> None:
         m = table.match
@@ -214,40 +287,59 @@ class PlayOps(Core):
         for out in table.game_over_outs():
             self.sender.post(out)
         if table.st.stored_games < m.number:
-            await self.storage.save_game(
+            await self.tables.storage.save_game(
                 table.id, table.chat_id, m.number, m.game.record().to_json()
             )
             table.st.stored_games = m.number
-            await self._save(table)
+            await self.tables.save(table)
 
-    def _schedule(self, table: Table) -> None:
+    def resumed(self, table: Table) -> None:
+        """After a restart: the group and every player see the table again; the asked player
+        gets the question as a new message (it notifies), others lose old buttons."""
+        self.sender.post(
+            Out(table.chat_id, t(table.lang, "bot.resumed"), None, table.thread_id, silent=True)
+        )
+        self.sender.post(table.log_out(table.lines))
+        self.sender.post(table.table_out())
+        ask = table.match.asked() if table.match else None
+        for seat, _ in table.humans():
+            self.post_hand(table, seat, new=ask is not None and seat == ask[0])
+        self.schedule(table)
+
+    # -- the next step -----------------------------------------------------------------------
+    def schedule(self, table: Table) -> None:
         """The table's next step: an AI move soon, or the asked player's turn timer (with a
         reminder at half time: the AFK ladder's first rung)."""
-        name = f"step:{table.id}"
-        self.timers.cancel(name)
-        self.timers.cancel(f"remind:{table.id}")
+        step = timer_name("step", table.id)
+        remind = timer_name("remind", table.id)
+        self.timers.cancel(step)
+        self.timers.cancel(remind)
         m = table.match
-        if m is None or table.status != "playing":
+        if m is None or table.status != TableStatus.PLAYING:
             return
         ask = m.asked()
         if ask is None:
             return
         s = table.st.seats[ask[0]]
         version = m.version
+        cfg = self.tables.cfg
         if s is None or s.ai_plays:
-            self.timers.schedule(name, self.cfg.ai_delay, self._step_job(table.id, version))
+            self.timers.schedule(step, cfg.ai_delay, self._step_job(table.id, version))
         else:
-            turn = self.cfg.turn_s if self.cfg.turn_s is not None else table.st.settings.turn_s
-            self.timers.schedule(name, float(turn), self._step_job(table.id, version, timeout=True))
-            self.timers.schedule(
-                f"remind:{table.id}", float(turn) / 2, self._remind_job(table.id, version, turn / 2)
-            )
+            turn = float(cfg.turn_s if cfg.turn_s is not None else table.st.settings.turn_s)
+            self.timers.schedule(step, turn, self._step_job(table.id, version, timeout=True))
+            self.timers.schedule(remind, turn / 2, self._remind_job(table.id, version, turn / 2))
 
     def _unchanged(self, table_id: int, version: int) -> Table | None:
         """The table a timer was set for, if it still plays at the version it was set at."""
         table = self.tables.get(table_id)
         m = table.match if table is not None else None
-        if table is None or m is None or m.version != version or table.status != "playing":
+        if (
+            table is None
+            or m is None
+            or m.version != version
+            or table.status != TableStatus.PLAYING
+        ):
             return None
         return table
 
@@ -271,19 +363,8 @@ class PlayOps(Core):
                 # a new message in the DM (an edit would not make the phone buzz)
                 self.sender.post(Out(s.user, t(lang, "bot.remind.dm", s=int(left)), None))
                 if ask[1] != Ask.BURN:  # §7: never say who is asked to burn
-                    self.sender.post(
-                        Out(
-                            table.chat_id,
-                            t(
-                                table.lang,
-                                "bot.remind.group",
-                                name=table.mention(seat),
-                                s=int(left),
-                            ),
-                            None,
-                            table.thread_id,
-                        )
-                    )
+                    text = t(table.lang, "bot.remind.group", name=table.mention(seat), s=int(left))
+                    self.sender.post(Out(table.chat_id, text, None, table.thread_id))
 
         return job
 
@@ -306,25 +387,26 @@ class PlayOps(Core):
                 if timeout and s is not None and not s.ai_plays:
                     await self._timeout(table, seat)
                     return
-                level = s.level if s is not None else "normal"
-                d = await self._decide(table, seat, level)
+                level = s.level if s is not None else AiLevel.NORMAL
+                d = await self.decide(table, seat, level)
                 try:
-                    await self._act(table, d.action)
-                except IllegalAction:
-                    log.exception("table %d: the AI's action was refused", table.id)
-                    await self._act(table, self._default_action(table, seat))
+                    await self.act(table, d.action)
+                except IllegalAction as e:
+                    log.error("table %d: the AI's action was refused (%s)", table.id, e.code)
+                    await self.act(table, self._default_action(table, seat))
 
         return job
 
-    async def _decide(self, table: Table, seat: int, level: str) -> Decision:
+    async def decide(self, table: Table, seat: int, level: AiLevel) -> Decision:
         """An AI decision for ``seat`` (the table's lock is held, so the match does not change
-        meanwhile). The hard level searches for a quarter of a second: in a worker process, off
-        the event loop; the others decide in well under a millisecond, so here."""
+        meanwhile). The hard level searches for ``Config.hard_budget_ms``: in a worker process,
+        off the event loop; the others decide in well under a millisecond, so here."""
         m = table.match
         assert m is not None
         rng = random.Random(f"{table.id}:{m.version}:{seat}")
-        if level == "hard":
-            return await self.workers.run(decide, m, seat, level, rng, self.cfg.hard_budget_ms)
+        if level == AiLevel.HARD:
+            budget = self.tables.cfg.hard_budget_ms
+            return await self.workers.run(decide, m, seat, level, rng, budget)
         return decide(m, seat, level, rng)
 
     def _default_action(self, table: Table, seat: int) -> Action:
@@ -362,129 +444,19 @@ class PlayOps(Core):
         note = "" if burn_claim else t(table.lang, "bot.timeout", name=table.name(seat), what=what)
         if s.timeouts >= table.st.settings.afk:
             s.auto = True  # the AFK ladder: repeated timeouts hand the seat to the AI (托管)
-            self.sender.post(self._afk_out(table, seat))
-        await self._act(table, action, note=note)
-
-    def _afk_out(self, table: Table, seat: int) -> Out:
-        """The group hears the seat went to the AI; it may vote to leave the seat to the AI
-        for the rest of the game, or a member who does not play may take it over."""
-        votes = len(table.votes.get(seat, ()))
-        need = self._votes_needed(table, seat)
-        lang = table.lang
-        kb = [
-            [
-                Button(
-                    t(lang, "bot.btn.vote_ai", n=votes, need=need),
-                    Callback("v", table.id, seat, "a").encode(),
-                ),
-                Button(t(lang, "bot.btn.take_over"), Callback("v", table.id, seat, "t").encode()),
-            ]
-        ]
-        text = t(lang, "bot.afk", name=table.mention(seat))
-        return Out(table.chat_id, text, kb, table.thread_id, slot=(table.id, f"afk{seat}"))
-
-    @staticmethod
-    def _votes_needed(table: Table, seat: int) -> int:
-        others = [i for i, s in table.humans() if i != seat]
-        return max(1, (len(others) + 1) // 2)
-
-    async def vote(self, table: Table, seat: int, op: str, user: UserInfo) -> Answer:
-        """A press on the AFK notice: a vote to leave ``seat`` to the AI, or a take-over."""
-        lang = user.lang or table.lang
-        s = table.st.seats[seat] if 0 <= seat <= 5 else None
-        if s is None or s.user is None or not s.auto or table.status != "playing":
-            return Answer(t(lang, "bot.stale"))
-        if op == "a":
-            voter = table.seat_of(user.id)
-            if voter is None or voter == seat:
-                return Answer(t(lang, "bot.vote_players_only"), alert=True)
-            table.votes.setdefault(seat, set()).add(user.id)
-            if len(table.votes[seat]) >= self._votes_needed(table, seat):
-                name = s.name
-                table.st.seats[seat] = Seat(
-                    t(table.lang, "bot.ai_for", name=name), None, level=table.st.settings.ai_level
-                )
-                table.votes.pop(seat, None)
-                await self._save(table)
-                self.sender.post(
-                    Out(
-                        table.chat_id,
-                        t(table.lang, "bot.voted_ai", name=html.escape(name)),
-                        None,
-                        table.thread_id,
-                    )
-                )
-                self.timers.cancel(f"afk:{table.id}")
-                return Answer(t(lang, "bot.saved"))
-            self.sender.post(self._afk_out(table, seat))
-            return Answer(t(lang, "bot.voted"))
-        if op == "t":
-            if table.seat_of(user.id) is not None:
-                return Answer(t(lang, "bot.already_playing"), alert=True)
-            row = await self.storage.get_user(user.id)
-            if row is None or not row.dm_ok:
-                return Answer(t(lang, "bot.need_start"), url=self.deep_link(table.id, seat))
-            old = s.name
-            table.st.seats[seat] = Seat(user.name, user.id, lang=user.lang or row.lang)
             table.votes.pop(seat, None)
-            await self._save(table)
-            self.sender.post(
-                Out(
-                    table.chat_id,
-                    t(
-                        table.lang,
-                        "bot.took_over",
-                        name=html.escape(user.name),
-                        old=html.escape(old),
-                    ),
-                    None,
-                    table.thread_id,
-                )
-            )
-            hand = table.hand_out(seat)
-            if hand is not None:
-                self.sender.post(replace(hand, new=True))
-            self._schedule(table)
-            return Answer(t(lang, "bot.sat", n=seat + 1))
-        return Answer(t(lang, "bot.bad_button"))
+            table.st.afk_ver[seat] = table.st.afk_ver.get(seat, 0) + 1  # old notices die
+            need = votes_needed(table, seat)
+            self.sender.post(replace(table.afk_out(seat, 0, need), new=True))
+        await self.act(table, action, note=note)
 
-    async def dm_blocked(self, user_id: int) -> None:
-        """A private chat answered 403: the player blocked the bot or never started it."""
-        row = await self.storage.get_user(user_id)
-        if row is not None and row.dm_ok:
-            row.dm_ok = False
-            await self.storage.save_user(row)
-        for table in list(self.tables.values()):
-            seat = table.seat_of(user_id)
-            if seat is None or table.status != "playing":
-                continue
-            async with table.lock:
-                s = table.st.seats[seat]
-                if s is None or s.auto:
-                    continue
-                s.auto = True  # the AI plays the seat until the player is back
-                link = self.deep_link(table.id, seat)
-                await self._save(table)
-                self.sender.post(
-                    Out(
-                        table.chat_id,
-                        t(table.lang, "bot.dm_lost", name=table.mention(seat), link=link),
-                        None,
-                        table.thread_id,
-                    )
-                )
-                self._schedule(table)
 
-    async def resend_hand(self, user: UserInfo) -> bool:
-        """``/hand``: the hand message again, as a new message at the bottom of the DM."""
-        found = False
-        for table in list(self.tables.values()):
-            seat = table.seat_of(user.id)
-            if seat is None or table.match is None or table.status not in ("playing", "over"):
-                continue
-            async with table.lock:
-                out = table.hand_out(seat)
-                if out is not None:
-                    self.sender.post(replace(out, new=True))
-                    found = True
-        return found
+def votes_needed(table: Table, seat: int) -> int:
+    """Votes of the other seated players that leave ``seat`` to the AI for good."""
+    others = [i for i, s in table.humans() if i != seat]
+    return max(1, (len(others) + 1) // 2)
+
+
+def _seat(p: Press) -> int:
+    assert p.seat is not None  # the router sets it for every hand button
+    return p.seat

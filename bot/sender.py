@@ -13,6 +13,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from telegram import (
     Bot,
@@ -89,16 +90,34 @@ class _Chat:
     last: float = 0.0  # when the last call to this chat went out
 
 
+class SlotStore(Protocol):
+    """Where the message ids of slots are kept (:class:`bot.tables.Tables`)."""
+
+    def slot_id(self, slot: Slot) -> int | None: ...
+
+    async def slot_sent(self, slot: Slot, message_id: int) -> None: ...
+
+
+class _NoSlots:
+    def slot_id(self, slot: Slot) -> int | None:
+        return None
+
+    async def slot_sent(self, slot: Slot, message_id: int) -> None:
+        return None
+
+
+async def _ignore(chat_id: int) -> None:
+    return None
+
+
 class Sender:
-    """``post`` is instant; a worker per chat sends. ``slot_id``/``slot_sent`` connect slots
-    to the message ids the table service stores."""
+    """``post`` is instant; a worker per chat sends. :meth:`bind` connects it to the slots'
+    message ids and to what is done when a chat refuses the bot; the parts that post to the
+    sender are built with it, so it is bound to them once they exist."""
 
     def __init__(
         self,
         bot: Bot,
-        slot_id: Callable[[int, str], int | None],
-        slot_sent: Callable[[int, str, int], Awaitable[None]],
-        on_refused: Callable[[int], Awaitable[None]],
         group_interval: float = 3.0,
         private_interval: float = 0.5,
         workers: Workers | None = None,
@@ -106,9 +125,8 @@ class Sender:
     ) -> None:
         self.bot = bot
         self.workers = workers or Workers()  # pictures are drawn there
-        self.slot_id = slot_id
-        self.slot_sent = slot_sent
-        self.on_refused = on_refused
+        self.slots: SlotStore = _NoSlots()
+        self.on_refused: Callable[[int], Awaitable[None]] = _ignore
         self.group_interval = group_interval  # ≤ 20 calls a minute in a group (Telegram)
         self.private_interval = private_interval  # quick taps in a DM coalesce into one edit
         self.pace = Pace(overall_per_s)  # all chats together (Telegram: about 30 a second)
@@ -118,6 +136,12 @@ class Sender:
         self._idle.set()
         self.calls = 0
         self.errors = 0
+
+    def bind(self, slots: SlotStore, on_refused: Callable[[int], Awaitable[None]]) -> None:
+        """Slots' message ids are kept by ``slots``; a chat answering 403 is reported to
+        ``on_refused`` (a private chat: the player blocked the bot; a group: it left)."""
+        self.slots = slots
+        self.on_refused = on_refused
 
     # -- posting -------------------------------------------------------------------------------
     def post(self, out: Out) -> None:
@@ -176,7 +200,7 @@ class Sender:
 
     async def _deliver(self, out: Out) -> None:
         slot = out.slot
-        msg_id = None if slot is None or out.new else self.slot_id(*slot)
+        msg_id = None if slot is None or out.new else self.slots.slot_id(slot)
         now = digest(out) if slot is not None else b""  # what a slot's message is to show
         if slot is not None and msg_id is not None:
             shown = self._shown.get(slot)
@@ -187,7 +211,7 @@ class Sender:
         message = await self._send(out)
         if isinstance(message, Message) and slot is not None:
             self._shown[slot] = _Shown(out.photo is not None, out.photo_key, now)
-            await self.slot_sent(slot[0], slot[1], message.message_id)
+            await self.slots.slot_sent(slot, message.message_id)
 
     async def _send(self, out: Out) -> Message | bool:
         kb = markup(out.keyboard)

@@ -1,8 +1,9 @@
 """One table of one group chat, in memory: its seats, its match, the group's transcript, each
 player's chosen cards — and what every message about it should show now (:class:`Out`s).
 
-No I/O here: :mod:`bot.service` locks, stores and sends. A hand only ever goes into its own
-player's private chat: group messages are built from the spectator's view (``view(None)``).
+No I/O here: the parts (:mod:`bot.tables`, :mod:`bot.play`, …) lock, store and send. A hand
+only ever goes into its own player's private chat: group messages are built from the
+spectator's view (``view(None)``).
 """
 
 from __future__ import annotations
@@ -35,14 +36,15 @@ from renderers.i18n import MAX_MESSAGE
 
 from .keyboards import (
     EMPTY_SELECTION,
+    afk_keyboard,
     deal_keyboard,
     hand_keyboard,
     lobby_keyboard,
     over_keyboard,
     waiting_keyboard,
 )
-from .model import Seat, TableState
-from .outbox import Out
+from .model import Seat, TableState, TableStatus
+from .outbox import Out, Slot, SlotKind
 
 LOG_LIMIT = 3500  # characters of a log message before the next one starts
 CAPTION_LIMIT = 1024  # Telegram's limit for a photo caption
@@ -56,7 +58,7 @@ class Table:
     chat_id: int
     thread_id: int | None
     opener: int
-    status: str  # lobby | playing | over | abandoned
+    status: TableStatus
     st: TableState
     version: int = 0  # actions stored (the match's version)
     match: Match | None = None
@@ -118,7 +120,7 @@ class Table:
             lines.append(t(lang, "bot.lobby.countdown"))
         lines.append(t(lang, "bot.lobby.how"))
         kb = None
-        if self.status == "lobby":
+        if self.status == TableStatus.LOBBY:
             kb = lobby_keyboard(
                 self.id,
                 self.lobby_ver,
@@ -133,7 +135,7 @@ class Table:
             "\n".join(lines),
             kb,
             self.thread_id,
-            slot=(self.id, "lobby"),
+            slot=Slot(self.id, SlotKind.LOBBY),
         )
 
     # -- the group's table -------------------------------------------------------------------
@@ -183,14 +185,21 @@ class Table:
             photo = partial(render_table, view, names, lang)  # drawn when sent, by a worker
             key = f"v{view.version}"
         return Out(
-            self.chat_id, text, None, self.thread_id, (self.id, "table"), photo, key, silent=True
+            self.chat_id,
+            text,
+            None,
+            self.thread_id,
+            Slot(self.id, SlotKind.TABLE),
+            photo,
+            key,
+            silent=True,
         )
 
     def log_out(self, lines: Sequence[str]) -> Out:
         """The running log message: finished trick lines from ``log_first`` on."""
         shown = list(lines[self.st.log_first :])
         text = "\n".join(shown) if shown else t(self.lang, "bot.log.empty")
-        slot = (self.id, f"log{self.st.log_page}")
+        slot = Slot(self.id, SlotKind.LOG, self.st.log_page)
         return Out(self.chat_id, _fit(text, MAX_MESSAGE), None, self.thread_id, slot, silent=True)
 
     def cheer_outs(self, cheers: Sequence[str]) -> list[Out]:
@@ -213,6 +222,15 @@ class Table:
                 photo_key=f"over{view.version}",
             )
         ]
+
+    def afk_out(self, seat: int, votes: int, need: int) -> Out:
+        """The group hears the seat went to the AI (托管); it may vote to leave the seat to the
+        AI for the rest of the game, or a member who does not play may take it over."""
+        lang = self.lang
+        version = self.st.afk_ver.get(seat, 0)
+        kb = afk_keyboard(self.id, version, seat, votes, need, lang)
+        text = t(lang, "bot.afk", name=self.mention(seat))
+        return Out(self.chat_id, text, kb, self.thread_id, slot=Slot(self.id, SlotKind.AFK, seat))
 
     # -- a player's private chat -------------------------------------------------------------
     def hand_out(self, seat: int) -> Out | None:
@@ -274,7 +292,7 @@ class Table:
             _fit("\n".join(lines), CAPTION_LIMIT),
             kb,
             None,
-            (self.id, f"hand{seat}"),
+            Slot(self.id, SlotKind.HAND, seat),
             # the keyboard shows the chosen cards: the picture changes only with the hand
             photo=partial(render_hand, hand_text),
             photo_key=hand_text,

@@ -13,11 +13,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.localapi import LocalBotApi, RateLimits, SentMessage, SimGroup, SimUser
-from bot.runner import local_bot, runtime
-from bot.service import Config, Service
-from bot.simplayers import SimPlayer, lobby_message, op_of, play_until, press_lobby
+from bot.buttons import Kind, LobbyOp, OverOp
+from bot.compose import Parts
+from bot.offline.localapi import LocalBotApi, RateLimits, SentMessage, SimGroup, SimUser
+from bot.offline.localbot import local_bot, runtime
+from bot.offline.simplayers import (
+    SimPlayer,
+    button_data,
+    has_button,
+    lobby_message,
+    play_until,
+    press_lobby,
+)
 from bot.table import Table
+from bot.tables import Config
 
 NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")
 
@@ -59,11 +68,11 @@ class World:
         self.app = None
 
     @property
-    def service(self) -> Service:
-        return runtime(self.app).service
+    def parts(self) -> Parts:
+        return runtime(self.app).parts
 
     def table(self, group: SimGroup) -> Table:
-        t = self.service.table_at(group.id, None)
+        t = self.parts.tables.at(group.id, None)
         assert t is not None
         return t
 
@@ -115,18 +124,16 @@ async def open_and_seat(w: World, group: SimGroup, users: list[SimUser]) -> None
     await users[0].send("/gouji", group)
     await w.api.idle()
     for seat, u in enumerate(users):
-        await press_lobby(w.api, group, u, f"s{seat}")
+        await press_lobby(w.api, group, u, LobbyOp.SIT, seat)
 
 
 async def start(w: World, group: SimGroup, opener: SimUser) -> None:
-    await press_lobby(w.api, group, opener, "G")
+    await press_lobby(w.api, group, opener, LobbyOp.GO)
     await w.settle()
 
 
 def over(w: World, group: SimGroup) -> Callable[[], bool]:
-    return lambda: any(
-        op_of(b.callback_data) == "N" for m in w.api.messages(group.id) for b in m.buttons
-    )
+    return lambda: any(has_button(m, Kind.OVER, OverOp.AGAIN) for m in w.api.messages(group.id))
 
 
 async def play_game(
@@ -179,7 +186,9 @@ async def wait_for(cond: Callable[[], bool], timeout: float = 20.0) -> None:
 
 __all__ = [
     "NAMES",
+    "Kind",
     "World",
+    "button_data",
     "dm_prompts",
     "group_texts",
     "hand_lines",

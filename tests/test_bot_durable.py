@@ -25,10 +25,10 @@ from botkit import (
     world,
 )
 
-from bot.codec import Callback
-from bot.core import UserInfo
-from bot.localapi import RateLimits, SimGroup
-from bot.simplayers import SimPlayer, op_of, play_until, press_lobby
+from bot.buttons import LobbyOp, VoteOp, b36
+from bot.offline.localapi import RateLimits, SimGroup
+from bot.offline.simplayers import SimPlayer, button_data, play_until, press_lobby
+from bot.tables import UserInfo
 from engine.events import Event
 from engine.match import Match
 from renderers import Transcript
@@ -41,7 +41,7 @@ async def test_afk_ladder_reminds_times_out_hands_to_ai_then_votes(tmp_path: Pat
         group = w.api.group(-2001, "g")
         a, away, c = people(w, 3)
         await open_and_seat(w, group, [a, away, c])
-        await press_lobby(w.api, group, a, "F")
+        await press_lobby(w.api, group, a, LobbyOp.FILL)
         await start(w, group, a)
         table = w.table(group)
         seat = table.seat_of(away.id)
@@ -59,7 +59,7 @@ async def test_afk_ladder_reminds_times_out_hands_to_ai_then_votes(tmp_path: Pat
         assert any("超时" in t for t in texts)  # the timer's action was said
         assert any("还剩" in m.plain for m in w.api.messages(away.id))  # the DM reminder
         notice = next(m for m in w.api.messages(group.id) if "连续超时" in m.plain)
-        vote = next(b.callback_data for b in notice.buttons if op_of(b.callback_data) == "a")
+        vote = button_data(notice, VoteOp.AI)
         assert vote is not None
         await a.press(notice, data=vote)
         await w.settle()
@@ -77,7 +77,7 @@ async def test_a_member_takes_over_an_absent_players_seat(tmp_path: Path) -> Non
         helper = w.api.user(777, "热心人", language_code="zh")
         await helper.send("/start")
         await open_and_seat(w, group, [a, away])
-        await press_lobby(w.api, group, a, "F")
+        await press_lobby(w.api, group, a, LobbyOp.FILL)
         await start(w, group, a)
         table = w.table(group)
         players = [SimPlayer(w.api, a, random.Random(1))]
@@ -87,7 +87,7 @@ async def test_a_member_takes_over_an_absent_players_seat(tmp_path: Path) -> Non
 
         await play_until(w.api, players, lambda: notice() or over(w, group)())
         msg = next(m for m in w.api.messages(group.id) if "连续超时" in m.plain)
-        take = next(b.callback_data for b in msg.buttons if op_of(b.callback_data) == "t")
+        take = button_data(msg, VoteOp.TAKE)
         assert take is not None
         await helper.press(msg, data=take)
         await w.settle()
@@ -150,7 +150,7 @@ async def test_floods_are_waited_out_and_nothing_is_lost_or_reordered(tmp_path: 
         group = w.api.group(-2004, "g")
         users = people(w, 3)
         await open_and_seat(w, group, users)
-        await press_lobby(w.api, group, users[0], "F")
+        await press_lobby(w.api, group, users[0], LobbyOp.FILL)
         await start(w, group, users[0])
         await play_game(w, group, users, seed=15)
         assert w.api.stats()["rate_limited"] > 0
@@ -180,7 +180,7 @@ async def test_no_hand_or_token_in_the_group_or_the_logs(
         for _ in range(3):
             if preset in lobby_message(w.api, group).plain or _preset_shown(w, group, preset):
                 break
-            await press_lobby(w.api, group, users[0], "P")
+            await press_lobby(w.api, group, users[0], LobbyOp.PRESET)
         await start(w, group, users[0])
         w.api.fail_next("editMessageCaption", 502, times=2)
         w.api.fail_next("sendMessage", 500, times=1)
@@ -207,7 +207,8 @@ def _preset_shown(w: object, group: SimGroup, preset: str) -> bool:
     api = w.api  # type: ignore[attr-defined]
     label = t("zh", f"bot.preset.{preset}")
     lobby = lobby_message(api, group)
-    return any(label in b.text for b in lobby.buttons if op_of(b.callback_data) == "P")
+    data = button_data(lobby, LobbyOp.PRESET)
+    return any(label in b.text for b in lobby.buttons if b.callback_data == data)
 
 
 OPS = ["p", "x", "q0", "rA", "tK", "o1", "G", "s3", "N", "a", "w3", "zz"]
@@ -242,7 +243,7 @@ async def test_fuzzed_updates_change_nothing_they_should_not(
         await open_and_seat(w, g1, p1)
         await start(w, g1, p1[0])
         await open_and_seat(w, g2, p2)
-        await press_lobby(w.api, g2, p2[0], "F")
+        await press_lobby(w.api, g2, p2[0], LobbyOp.FILL)
         await start(w, g2, p2[0])
         await outsiders[0].send("/gouji", g3)
         await w.settle()
@@ -273,12 +274,9 @@ async def test_fuzzed_updates_change_nothing_they_should_not(
                 else:
                     data = rng.choice(
                         [
-                            Callback(
-                                rng.choice("lhosv"),
-                                rng.randrange(5),
-                                rng.randrange(300),
-                                rng.choice(OPS),
-                            ).encode(),
+                            # well-formed wire data of any kind and op, ours or not
+                            f"{rng.choice('lhosv')}{b36(rng.randrange(5))}."
+                            f"{b36(rng.randrange(300))}.{rng.choice(OPS)}",
                             "x" * rng.randrange(1, 70),
                             "",
                             "h1.0.p" + "9" * rng.randrange(40),
@@ -323,9 +321,9 @@ async def test_fuzzed_updates_change_nothing_they_should_not(
         # the games are sound: each restores from its record to the same state
         twin = Match.restore(t1.match.record())
         assert [twin.view(s) for s in range(6)] == [t1.match.view(s) for s in range(6)]
-        t2 = w.service.table_at(g2.id, None)
+        t2 = w.parts.tables.at(g2.id, None)
         assert t2 is not None and t2.chat_id == g2.id == -100200
-        assert w.service.table_at(g3.id, None) is None  # abandoned when the bot left
+        assert w.parts.tables.at(g3.id, None) is None  # abandoned when the bot left
         # and they still finish
         await play_game(w, g1, p1, seed=17)
         await play_game(w, g2, p2, seed=18)
@@ -344,36 +342,40 @@ async def test_racing_stop_gouji_and_bot_removal_keep_memory_and_storage_agreed(
         await opener.send("/start")
         await opener.send("/gouji", g)
         await w.settle()
-        svc = w.service
+        svc = w.parts
         me = UserInfo(opener.id, "开桌")
-        save = svc.storage.save_table
+        save = svc.tables.storage.save_table
 
         async def slow_save(*args: Any, **kw: Any) -> None:  # a slow disk widens the race
             await asyncio.sleep(0.01)
             await save(*args, **kw)
 
-        monkeypatch.setattr(svc.storage, "save_table", slow_save)
+        monkeypatch.setattr(svc.tables.storage, "save_table", slow_save)
 
         async def agreed() -> None:
             stored = [
                 r.table_id
-                for r in await svc.storage.unfinished_tables()
+                for r in await svc.tables.storage.unfinished_tables()
                 if r.chat_id == g.id and r.status in ("lobby", "playing")
             ]
-            here = svc.table_at(g.id, None)
+            here = svc.tables.at(g.id, None)
             mine = [] if here is None or here.status not in ("lobby", "playing") else [here.id]
             assert stored == mine
 
         for _ in range(15):
-            await asyncio.gather(svc.stop(g.id, None, me, False), svc.open_lobby(g.id, None, me))
+            await asyncio.gather(
+                svc.lobby.stop_table(g.id, None, me, False), svc.lobby.open_table(g.id, None, me)
+            )
             await agreed()
-            await asyncio.gather(svc.open_lobby(g.id, None, me), svc.stop(g.id, None, me, False))
+            await asyncio.gather(
+                svc.lobby.open_table(g.id, None, me), svc.lobby.stop_table(g.id, None, me, False)
+            )
             await agreed()
-        await svc.open_lobby(g.id, None, me)
-        await asyncio.gather(svc.bot_removed(g.id), svc.open_lobby(g.id, None, me))
+        await svc.lobby.open_table(g.id, None, me)
+        await asyncio.gather(svc.tables.bot_removed(g.id), svc.lobby.open_table(g.id, None, me))
         await agreed()
         await w.settle()
-        assert len(svc._chat_locks) == 0  # held by nobody now: kept for nobody
+        assert len(svc.tables._chat_locks) == 0  # held by nobody now: kept for nobody
 
 
 async def test_a_group_that_refuses_the_bot_ends_its_table_even_unannounced(
@@ -404,11 +406,11 @@ async def test_a_group_that_refuses_the_bot_ends_its_table_even_unannounced(
             r for r in caplog.records if r.name == "gouji.app" and r.levelno >= logging.ERROR
         ]
         assert not failures, failures[0].getMessage()
-        assert any("settings message not edited" in r.getMessage() for r in caplog.records)
-        assert w.service.table_at(g.id, None) is None  # the lobby's new text was refused
-        await w.service.open_lobby(g.id, None, me)
-        assert w.service.table_at(g.id, None) is not None
+        assert any("pressed message not edited" in r.getMessage() for r in caplog.records)
+        assert w.parts.tables.at(g.id, None) is None  # the lobby's new text was refused
+        await w.parts.lobby.open_table(g.id, None, me)
+        assert w.parts.tables.at(g.id, None) is not None
         await w.settle()
-        assert w.service.table_at(g.id, None) is None
-        stored = [r for r in await w.service.storage.unfinished_tables() if r.chat_id == g.id]
+        assert w.parts.tables.at(g.id, None) is None
+        stored = [r for r in await w.parts.tables.storage.unfinished_tables() if r.chat_id == g.id]
         assert all(r.status not in ("lobby", "playing") for r in stored)

@@ -20,8 +20,9 @@ from botkit import (
     world,
 )
 
-from bot.localapi import RateLimits
-from bot.simplayers import op_of, press_lobby
+from bot.buttons import HandOp, LobbyOp, OverOp, callback_of
+from bot.offline.localapi import RateLimits
+from bot.offline.simplayers import button_data, press_lobby
 from bot.storage import SqliteStorage
 from engine.record import replay_text
 
@@ -67,7 +68,7 @@ async def test_one_person_and_five_ai_seats(tmp_path: Path) -> None:
         group = w.api.group(-1002, "一个人也能玩")
         (me,) = people(w, 1)
         await open_and_seat(w, group, [me])
-        await press_lobby(w.api, group, me, "F")  # fill the empty seats with AI
+        await press_lobby(w.api, group, me, LobbyOp.FILL)  # fill the empty seats with AI
         lobby = lobby_message(w.api, group)
         assert "电脑" in lobby.plain
         await start(w, group, me)
@@ -85,7 +86,7 @@ async def test_a_forged_illegal_play_is_refused_with_its_sentence(tmp_path: Path
         table = w.table(group)
         assert table.match is not None
         # play through the deal phase until someone must lead
-        from bot.simplayers import SimPlayer
+        from bot.offline.simplayers import SimPlayer
 
         sims = {u.id: SimPlayer(w.api, u, __import__("random").Random(1)) for u in users}
         while True:
@@ -100,10 +101,10 @@ async def test_a_forged_illegal_play_is_refused_with_its_sentence(tmp_path: Path
         msg = dm_prompts(w, user)[-1]
         before = table.match.version
         # a hand-made 出牌 with nothing chosen, and a tampered quick answer
-        from bot.codec import Callback
+        from bot.buttons import Callback, Kind
 
-        await user.forge(msg, Callback("h", table.id, before, "p").encode())
-        await user.forge(msg, Callback("h", table.id, before, "q9").encode())
+        await user.forge(msg, Callback(Kind.HAND, table.id, before, HandOp.PLAY).encode())
+        await user.forge(msg, Callback(Kind.HAND, table.id, before, HandOp.QUICK, "9").encode())
         await user.forge(msg, "h!!garbage")
         await w.settle()
         answers = [a.text or "" for a in user.answers()[-3:]]
@@ -123,7 +124,7 @@ async def test_strangers_and_stale_buttons_change_nothing(tmp_path: Path) -> Non
         # a stranger may not start someone else's table
         await stranger.press(
             lobby,
-            data=next(b.callback_data for b in lobby.buttons if op_of(b.callback_data) == "G"),
+            data=button_data(lobby, LobbyOp.GO),
         )
         await w.settle()
         assert w.table(group).status == "lobby"
@@ -136,7 +137,9 @@ async def test_strangers_and_stale_buttons_change_nothing(tmp_path: Path) -> Non
         asked = users[ask[0]]
         msg = dm_prompts(w, asked)[-1]
         data = next(
-            b.callback_data for b in msg.buttons if op_of(b.callback_data) not in (None, "a")
+            b.callback_data
+            for b in msg.buttons
+            if (cb := callback_of(b.callback_data)) is not None and cb.op != HandOp.AUTO
         )
         assert data is not None
         before = table.match.version
@@ -168,7 +171,7 @@ async def test_a_player_who_never_started_the_bot_joins_by_the_deep_link(tmp_pat
         lobby = lobby_message(w.api, group)
         await newcomer.press(
             lobby,
-            data=next(b.callback_data for b in lobby.buttons if op_of(b.callback_data) == "s3"),
+            data=button_data(lobby, LobbyOp.SIT, 3),
         )
         await w.settle()
         answer = newcomer.answers()[-1]
@@ -191,18 +194,18 @@ async def test_two_groups_play_at_once_and_stop(tmp_path: Path) -> None:
         a = people(w, 1, base=200)
         b = people(w, 1, base=300)
         await open_and_seat(w, g1, a)
-        await press_lobby(w.api, g1, a[0], "G")
+        await press_lobby(w.api, g1, a[0], LobbyOp.GO)
         for u in b:
             await u.send("/start")
         await b[0].send("/gouji", g2, thread_id=77)
         await w.settle()
-        t2 = w.service.table_at(g2.id, 77)
+        t2 = w.parts.tables.at(g2.id, 77)
         assert t2 is not None
         assert all(m.thread_id == 77 for m in w.api.messages(g2.id))
         lobby2 = lobby_message(w.api, g2)
         await b[0].press(
             lobby2,
-            data=next(bt.callback_data for bt in lobby2.buttons if op_of(bt.callback_data) == "G"),
+            data=button_data(lobby2, LobbyOp.GO),
         )
         await w.settle()
         t1 = w.table(g1)
@@ -210,7 +213,7 @@ async def test_two_groups_play_at_once_and_stop(tmp_path: Path) -> None:
         # /stop mid-game by the opener: saved as abandoned, the group is told
         await b[0].send("/stop", g2, thread_id=77)
         await w.settle()
-        assert w.service.table_at(g2.id, 77) is None
+        assert w.parts.tables.at(g2.id, 77) is None
         assert any("结束了这一桌" in m.plain for m in w.api.messages(g2.id))
         # the other group plays on to the end
         await play_game(w, g1, a, seed=2)
@@ -227,7 +230,7 @@ async def test_a_restart_mid_game_resumes_where_it_stopped(tmp_path: Path) -> No
         await start(w, group, users[0])
         table = w.table(group)
         assert table.match is not None
-        from bot.simplayers import SimPlayer
+        from bot.offline.simplayers import SimPlayer
 
         sims = [SimPlayer(w.api, u, __import__("random").Random(i)) for i, u in enumerate(users)]
         for _ in range(40):  # part of the game
@@ -257,7 +260,7 @@ async def test_a_restart_mid_game_resumes_where_it_stopped(tmp_path: Path) -> No
         ended = w.table(group)
         assert ended.status == "over" and ended.match is not None and ended.match.number == 1
         last = [m for m in w.api.messages(group.id) if any(b.callback_data for b in m.buttons)][-1]
-        (button,) = [b for b in last.buttons if op_of(b.callback_data) == "N"]
+        (button,) = [b for b in last.buttons if b.callback_data == button_data(last, OverOp.AGAIN)]
         await users[3].press(last, data=button.callback_data)
         await w.settle()
         next_game = w.table(group)

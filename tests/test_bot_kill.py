@@ -12,9 +12,9 @@ from pathlib import Path
 from botkit import NAMES, open_and_seat, start
 from botkit import over as game_over
 
-from bot.botprocess import BotProcess
-from bot.localapi import LocalBotApi, RateLimits, SimGroup, SimUser
-from bot.simplayers import SimPlayer
+from bot.offline.botprocess import BotProcess
+from bot.offline.localapi import LocalBotApi, RateLimits, SimGroup, SimUser
+from bot.offline.simplayers import SimPlayer
 
 KILLS = 20
 SEED = 21

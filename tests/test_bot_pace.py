@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from telegram import Chat, Message
 
-from bot.outbox import Out
+from bot.outbox import Out, Slot, SlotKind
 from bot.sender import Pace, Sender
 
 
@@ -58,29 +58,31 @@ class FakeBot:
 
 async def test_under_the_pace_a_waiting_message_takes_its_newest_content() -> None:
     bot = FakeBot()
-    ids: dict[tuple[int, str], int] = {}
+    ids: dict[Slot, int] = {}
 
-    async def sent(table: int, slot: str, message_id: int) -> None:
-        ids[(table, slot)] = message_id
+    class Slots:
+        def slot_id(self, slot: Slot) -> int | None:
+            return ids.get(slot)
+
+        async def slot_sent(self, slot: Slot, message_id: int) -> None:
+            ids[slot] = message_id
 
     async def blocked(_: int) -> None:
         raise AssertionError("nobody blocked the bot")
 
     sender = Sender(
         bot,  # type: ignore[arg-type]
-        lambda table, slot: ids.get((table, slot)),
-        sent,
-        blocked,
         group_interval=0.0,
         private_interval=0.0,
         overall_per_s=50.0,  # a burst of 5, then one call each 20 ms
     )
+    sender.bind(Slots(), blocked)
     for chat in range(1, 9):  # eight players' hands appear at once
-        sender.post(Out(chat, f"hand {chat} v1", slot=(7, f"hand{chat}")))
+        sender.post(Out(chat, f"hand {chat} v1", slot=Slot(7, SlotKind.HAND, chat)))
     await asyncio.sleep(0)  # every chat's worker now waits for its turn
     for version in (2, 3, 4):  # quick taps of the last players meanwhile
         for chat in (7, 8):
-            sender.post(Out(chat, f"hand {chat} v{version}", slot=(7, f"hand{chat}")))
+            sender.post(Out(chat, f"hand {chat} v{version}", slot=Slot(7, SlotKind.HAND, chat)))
     await sender.drain(timeout=5.0)
     assert [c for c in bot.calls if c[1] in (7, 8)] == [
         ("send", 7, "hand 7 v4"),

@@ -13,7 +13,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from bot.settings import Settings
+from bot.environment import Environment
 from bot.workers import Workers
 from engine.ai import decide
 from engine.match import Match
@@ -99,7 +99,7 @@ def test_workers_leave_when_the_bot_is_killed() -> None:
 
 
 def test_the_worker_count_comes_from_the_environment() -> None:
-    assert Settings.from_env({}).processes == 2
-    assert Settings.from_env({"GOUJI_WORKERS": "0"}).processes == 0
-    assert Settings.from_env({"GOUJI_WORKERS": "3"}).processes == 3
-    assert Settings.from_env({"GOUJI_WORKERS": "many"}).processes == 2
+    assert Environment.from_env({}).processes == 2
+    assert Environment.from_env({"GOUJI_WORKERS": "0"}).processes == 0
+    assert Environment.from_env({"GOUJI_WORKERS": "3"}).processes == 3
+    assert Environment.from_env({"GOUJI_WORKERS": "many"}).processes == 2

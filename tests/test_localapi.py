@@ -28,7 +28,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.localapi import LocalBotApi, RateLimits, running_app
+from bot.offline.localapi import LocalBotApi, RateLimits, running_app
 
 Context = ContextTypes.DEFAULT_TYPE
 

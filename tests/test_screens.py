@@ -1,4 +1,4 @@
-"""Chat screenshots (``bot.screens``): a phone-style picture of the messages the bot sent."""
+"""Chat screenshots (``bot.offline.screens``): a phone-style picture of the messages sent."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import io
 import pytest
 from PIL import Image
 
-from bot.localapi import Button, SentMessage
-from bot.screens import (
+from bot.offline.localapi import Button, SentMessage
+from bot.offline.screens import (
     BUTTON,
     SHIPPED_FONT,
     FontFiles,
@@ -143,7 +143,7 @@ def test_without_a_system_cjk_font_the_shipped_subset_draws(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     shipped = FontFiles(str(SHIPPED_FONT), str(SHIPPED_FONT), 0)
-    monkeypatch.setattr("bot.screens.find_fonts", lambda: shipped)
+    monkeypatch.setattr("bot.offline.screens.find_fonts", lambda: shipped)
     style = _Style(shipped, 2.0)
     assert style.clean("🤖 托管") == "托管"
     image = decode(render_chat([hand_message(1), text_message(2)], "够级"))

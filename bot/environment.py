@@ -14,7 +14,7 @@ DEFAULT_DB = "data/gouji.sqlite3"
 
 
 @dataclass(frozen=True)
-class Settings:
+class Environment:
     token: str | None = field(default=None, repr=False)  # never printed or logged
     base_url: str | None = None
     db_path: str = DEFAULT_DB
@@ -27,11 +27,11 @@ class Settings:
     processes: int = 2  # GOUJI_WORKERS: processes drawing pictures and running the hard AI
 
     @staticmethod
-    def from_env(env: Mapping[str, str] | None = None) -> Settings:
+    def from_env(env: Mapping[str, str] | None = None) -> Environment:
         env = os.environ if env is None else env
         lang = env.get("GOUJI_LANG", "zh").strip().lower() or "zh"
         pace = [_float(x, 0.0) for x in env.get("GOUJI_PACE", "").split(",") if x.strip()]
-        return Settings(
+        return Environment(
             token=env.get("TELEGRAM_BOT_TOKEN") or None,
             base_url=env.get("TELEGRAM_BASE_URL") or None,
             db_path=env.get("GOUJI_DB") or DEFAULT_DB,

@@ -27,12 +27,14 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from renderers.i18n import DATA_DIR
+
 from .localapi import Button, SentMessage
 
 Font = ImageFont.FreeTypeFont
 RGB = tuple[int, int, int]
 
-SHIPPED_FONT = Path(__file__).resolve().parent.parent / "data/fonts/NotoSansSC-Bold-subset.otf"
+SHIPPED_FONT = DATA_DIR / "fonts/NotoSansSC-Bold-subset.otf"
 # Debian/Ubuntu (fonts-noto-cjk), Fedora, Arch, macOS Homebrew cask: (regular, bold), face index
 KNOWN_FONTS: tuple[tuple[str, str, int], ...] = (
     (

@@ -15,11 +15,12 @@ import tempfile
 import time
 import tracemalloc
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from . import storage as S
+from .. import storage as S
+from ..buttons import LobbyOp
+from ..tables import Config, Tables
 from .botprocess import BotProcess
-from .core import Config, Core, Scheduler, Sender
 from .localapi import LocalBotApi, SimGroup, SimUser
 from .simplayers import SimPlayer, press_lobby
 
@@ -46,8 +47,8 @@ def _versions(db: Path) -> dict[int, int]:
 
 async def _seat(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> None:
     for seat, u in enumerate(users):  # the lobby is paced: tables seat in parallel
-        await press_lobby(api, group, u, f"s{seat}", timeout=60.0)
-    await press_lobby(api, group, users[0], "G", timeout=60.0)
+        await press_lobby(api, group, u, LobbyOp.SIT, seat, timeout=60.0)
+    await press_lobby(api, group, users[0], LobbyOp.GO, timeout=60.0)
 
 
 async def _play(
@@ -92,17 +93,30 @@ async def _play(
     return sum(done.get(g.id, 0) - begin.get(g.id, 0) for g, _ in seated), stalled
 
 
+class _NoOutput:
+    """Nothing is sent or scheduled while tables are only loaded."""
+
+    def post(self, out: object) -> None:
+        raise AssertionError("a loaded table posted a message")
+
+    def schedule(self, name: str, delay: float, job: object) -> None:
+        raise AssertionError("a loaded table set a timer")
+
+    def cancel(self, name: str) -> None:
+        return None
+
+
 async def state_kb_per_table(db: Path) -> float:
     """What the bot holds in memory for one table (its state, match, transcript), measured with
     tracemalloc by loading every stored table the way a restarted bot does."""
     gc.collect()
     async with S.SqliteStorage(str(db)) as storage:
         rows = await storage.unfinished_tables()
-        core = Core(storage, cast(Sender, None), cast(Scheduler, None), Config())
+        registry = Tables(storage, _NoOutput(), _NoOutput(), Config())
         tracemalloc.start()
         try:
             before = tracemalloc.get_traced_memory()[0]
-            tables = [await core._load(row) for row in rows]
+            tables = [await registry.load(row) for row in rows]
             gc.collect()
             held = tracemalloc.get_traced_memory()[0] - before
         finally:

@@ -22,11 +22,21 @@ from typing import Any
 
 from engine.rules import PRESETS
 
+from ..buttons import HandOp, Kind, LobbyOp, OverOp
+from ..tables import Config
 from .localapi import LocalBotApi, SentMessage, SimGroup
-from .runner import local_bot, runtime
+from .localbot import local_bot, runtime
 from .screens import last_screen, render_chat
-from .service import Config
-from .simplayers import SimPlayer, lobby_message, op_of, play_until, press_lobby, seat_everyone
+from .simplayers import (
+    SimPlayer,
+    button_data_is,
+    buttons_of,
+    has_button,
+    lobby_message,
+    play_until,
+    press_lobby,
+    seat_everyone,
+)
 
 NAMES = {
     "zh": ("老王", "小李", "张姐", "阿强", "王叔", "小美"),
@@ -41,7 +51,7 @@ SCREEN_HEADERS = {
 
 
 def game_over(api: LocalBotApi, group: SimGroup) -> bool:
-    return any(op_of(b.callback_data) == "N" for m in api.messages(group.id) for b in m.buttons)
+    return any(has_button(m, Kind.OVER, OverOp.AGAIN) for m in api.messages(group.id))
 
 
 async def play_one_game(
@@ -61,8 +71,8 @@ async def play_one_game(
     for _ in range(len(PRESETS)):
         if _preset_is(api, group, preset, lang):
             break
-        await press_lobby(api, group, users[0], "P")
-    await press_lobby(api, group, users[0], "G")
+        await press_lobby(api, group, users[0], LobbyOp.PRESET)
+    await press_lobby(api, group, users[0], LobbyOp.GO)
     players = [
         SimPlayer(api, u, random.Random(seed * 10 + i), follow=True) for i, u in enumerate(users)
     ]
@@ -75,8 +85,9 @@ def _preset_is(api: LocalBotApi, group: SimGroup, preset: str, lang: str) -> boo
     from renderers import t
 
     label = t(lang, f"bot.preset.{preset}")
+    lobby = lobby_message(api, group)
     return any(
-        label in b.text for b in lobby_message(api, group).buttons if op_of(b.callback_data) == "P"
+        label in b.text and button_data_is(b.callback_data, LobbyOp.PRESET) for b in lobby.buttons
     )
 
 
@@ -92,8 +103,8 @@ class DmSnapshot:
         if self.messages is not None:
             return
         asked = players[0].hand_message()
-        ops = [op_of(b.callback_data) or "" for b in asked.buttons] if asked else []
-        if any(op.startswith(("r", "q")) for op in ops):
+        ops = {cb.op for cb in buttons_of(asked)} if asked else set()
+        if ops & {HandOp.RANK, HandOp.QUICK}:
             self.messages = copy.deepcopy(self.api.messages(players[0].user.id))
 
 
@@ -156,14 +167,14 @@ async def demo(
         dm = DmSnapshot(api)
         group = api.group(GROUP_ID, "够级" if lang == "zh" else "Gouji", admins=[api.bot_id])
         with tempfile.TemporaryDirectory() as tmp:
-            cfg = Config(bot_username="gouji_bot", ai_delay=0.0, seed=seed, turn_s=3600.0)
-            async with local_bot(
-                api, f"{tmp}/demo.sqlite3", cfg, lang=lang, group_interval=1.0
-            ) as app:
+            cfg = Config(
+                bot_username="gouji_bot", ai_delay=0.0, seed=seed, turn_s=3600.0, lang=lang
+            )
+            async with local_bot(api, f"{tmp}/demo.sqlite3", cfg, group_interval=1.0) as app:
                 players = await play_one_game(api, group, seed, lang, preset, each_round=dm)
                 await runtime(app).sender.drain()
                 await api.idle()
-                table = next(iter(runtime(app).service.tables.values()))
+                table = runtime(app).parts.tables.all()[0]
                 actions = table.match.version - 1 if table.match else 0
         if not quiet:
             for m in api.messages(GROUP_ID):

@@ -8,17 +8,33 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from .codec import BadCallback, Callback
+from ..buttons import Callback, HandOp, Kind, LobbyOp, Op, callback_of
 from .localapi import LocalBotApi, SentMessage, SimGroup, SimUser
 
 RETRY_AFTER_S = 5.0  # a patient player taps again on a message unchanged this long
 
 
-def op_of(data: str | None) -> str | None:
-    try:
-        return Callback.decode(data).op
-    except BadCallback:
-        return None
+def buttons_of(msg: SentMessage) -> list[Callback]:
+    """The bot's buttons on a message, decoded (links and foreign data left out)."""
+    return [cb for cb in (callback_of(b.callback_data) for b in msg.buttons) if cb is not None]
+
+
+def button_data(msg: SentMessage, op: Op, arg: str | int | None = None) -> str | None:
+    """The callback data of the message's button ``op`` (with ``arg``, if given)."""
+    for b in msg.buttons:
+        cb = callback_of(b.callback_data)
+        if cb is not None and cb.op is op and (arg is None or cb.arg == str(arg)):
+            return b.callback_data
+    return None
+
+
+def button_data_is(data: str | None, op: Op) -> bool:
+    cb = callback_of(data)
+    return cb is not None and cb.op is op
+
+
+def has_button(msg: SentMessage, kind: Kind, op: Op) -> bool:
+    return any(cb.kind == kind and cb.op is op for cb in buttons_of(msg))
 
 
 class SimPlayer:
@@ -41,7 +57,7 @@ class SimPlayer:
         self.hints = hints
         self.follow = follow
         self.presses = 0
-        self._plan: list[str] = []
+        self._plan: list[HandOp] = []
         self._seen: tuple[int, int] | None = None
         self._seen_at = 0.0
 
@@ -49,31 +65,33 @@ class SimPlayer:
         """The newest message in the private chat that asks something (has buttons besides
         托管)."""
         for m in reversed(self.api.messages(self.user.id)):
-            ops = [op_of(b.callback_data) for b in m.buttons]
-            if any(op is not None and op != "a" for op in ops):
+            if any(cb.op != HandOp.AUTO for cb in buttons_of(m)):
                 return m
         return None
 
-    async def _press(self, msg: SentMessage, op: str) -> bool:
-        for b in msg.buttons:
-            if op_of(b.callback_data) == op:
-                await self.user.press(msg, data=b.callback_data)
-                self.presses += 1
-                return True
-        return False
+    async def _press(self, msg: SentMessage, op: HandOp, arg: str | None = None) -> bool:
+        data = button_data(msg, op, arg)
+        if data is None:
+            return False
+        await self.user.press(msg, data=data)
+        self.presses += 1
+        return True
 
-    async def _follow_hint(self, msg: SentMessage, ops: list[str]) -> bool:
+    async def _tap(self, msg: SentMessage, cb: Callback) -> bool:
+        return await self._press(msg, HandOp(cb.op), cb.arg)
+
+    async def _follow_hint(self, msg: SentMessage, ops: list[Callback]) -> bool:
         """Do what 提示 suggests: ask for it, then play what it chose (or pass). The answer is
         read from the message itself (its 💡 line), so a player whose hint was lost — the bot
         restarted in between — simply asks again: the same position gives the same hint."""
-        options = [o for o in ops if o.startswith("o")]
+        options = [o for o in ops if o.op == HandOp.OPTION]
         if options:
-            return await self._press(msg, options[-1])  # decline 革命 / 要头 / 宣点
+            return await self._tap(msg, options[-1])  # decline 革命 / 要头 / 宣点
         if "💡" not in msg.plain:
-            return await self._press(msg, "i")
-        if "p" in ops:
-            return await self._press(msg, "p")
-        return await self._press(msg, "x")
+            return await self._press(msg, HandOp.HINT)
+        if any(o.op == HandOp.PLAY for o in ops):
+            return await self._press(msg, HandOp.PLAY)
+        return await self._press(msg, HandOp.PASS)
 
     async def step(self, patient: bool = False) -> bool:
         """Press one button if something is asked; False when nothing is. ``patient``: not
@@ -88,36 +106,37 @@ class SimPlayer:
         if patient and seen == self._seen and now - self._seen_at < RETRY_AFTER_S:
             return False
         self._seen, self._seen_at = seen, now
-        ops = [o for o in (op_of(b.callback_data) for b in msg.buttons) if o is not None]
+        ops = buttons_of(msg)
+        have = {o.op for o in ops}
         rng = self.rng
-        if "p" in ops and self._plan and self._plan[0] == "p":
+        if HandOp.PLAY in have and self._plan and self._plan[0] == HandOp.PLAY:
             self._plan.pop(0)
-            return await self._press(msg, "p")
-        options = [o for o in ops if o.startswith("o")]
+            return await self._press(msg, HandOp.PLAY)
+        options = [o for o in ops if o.op == HandOp.OPTION]
         if options:  # 革命 / 要头 / 宣点: mostly the last choice (decline), sometimes the first
-            return await self._press(msg, options[0] if rng.random() < 0.25 else options[-1])
+            return await self._tap(msg, options[0] if rng.random() < 0.25 else options[-1])
         if self.follow:
             return await self._follow_hint(msg, ops)
-        if any(o.startswith("t") for o in ops):  # 还贡: the hint picks, then send
-            if "p" in ops:
-                return await self._press(msg, "p")
-            return await self._press(msg, "i")
-        quick = [o for o in ops if o.startswith("q")]
+        if HandOp.RETURN_RANK in have:  # 还贡: the hint picks, then send
+            if HandOp.PLAY in have:
+                return await self._press(msg, HandOp.PLAY)
+            return await self._press(msg, HandOp.HINT)
+        quick = [o for o in ops if o.op == HandOp.QUICK]
         if quick and rng.random() < 0.6:
-            return await self._press(msg, quick[0] if rng.random() < 0.7 else rng.choice(quick))
-        if "x" in ops and (rng.random() < 0.5 or not quick):
+            return await self._tap(msg, quick[0] if rng.random() < 0.7 else rng.choice(quick))
+        if HandOp.PASS in have and (rng.random() < 0.5 or not quick):
             # 过 / 不烧 when answering; a lead has no 过
-            return await self._press(msg, "x")
-        if "p" in ops:
-            return await self._press(msg, "p")
-        ranks = [o for o in ops if o.startswith("r")]
+            return await self._press(msg, HandOp.PASS)
+        if HandOp.PLAY in have:
+            return await self._press(msg, HandOp.PLAY)
+        ranks = [o for o in ops if o.op == HandOp.RANK]
         if ranks and rng.random() > self.hints:
-            self._plan = ["p"]
-            return await self._press(msg, rng.choice(ranks))
-        if "c" in ops:
-            return await self._press(msg, "c")
-        self._plan = ["p"]
-        return await self._press(msg, "i")
+            self._plan = [HandOp.PLAY]
+            return await self._tap(msg, rng.choice(ranks))
+        if HandOp.CLEAR in have:
+            return await self._press(msg, HandOp.CLEAR)
+        self._plan = [HandOp.PLAY]
+        return await self._press(msg, HandOp.HINT)
 
 
 async def play_until(
@@ -166,32 +185,33 @@ async def seat_everyone(
     await opener.send("/gouji", group)
     await api.idle()
     for seat, u in enumerate(users):
-        await press_lobby(api, group, u, f"s{seat}")
+        await press_lobby(api, group, u, LobbyOp.SIT, seat)
     return lobby_message(api, group)
 
 
 def lobby_message(api: LocalBotApi, group: SimGroup) -> SentMessage:
     for m in reversed(api.messages(group.id)):
-        if any((b.callback_data or "").startswith("l") for b in m.buttons):
+        if any(cb.kind == Kind.LOBBY for cb in buttons_of(m)):
             return m
     raise LookupError("no lobby message")
 
 
-def _lobby_button(msg: SentMessage, op: str) -> str:
-    for b in msg.buttons:
-        if op_of(b.callback_data) == op and b.callback_data:
-            return b.callback_data
-    raise LookupError(op)
-
-
 async def press_lobby(
-    api: LocalBotApi, group: SimGroup, user: SimUser, op: str, timeout: float = 10.0
+    api: LocalBotApi,
+    group: SimGroup,
+    user: SimUser,
+    op: LobbyOp,
+    seat: int | None = None,
+    timeout: float = 10.0,
 ) -> None:
-    """Press a lobby button and wait until the lobby shows the result (the bot paces its
-    group messages, so the edit may come a little later)."""
+    """Press a lobby button (``seat``: which seat to take) and wait until the lobby shows the
+    result (the bot paces its group messages, so the edit may come a little later)."""
     lobby = lobby_message(api, group)
     edits = lobby.edits
-    await user.press(lobby, data=_lobby_button(lobby, op))
+    data = button_data(lobby, op, seat)
+    if data is None:
+        raise LookupError(op)
+    await user.press(lobby, data=data)
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while lobby.edits == edits and loop.time() < end:

@@ -1,0 +1,129 @@
+"""Absent players: a seat in 托管 after repeated timeouts or a lost private chat, the group's
+votes to leave it to the AI, a member taking it over, and the player coming back."""
+
+from __future__ import annotations
+
+import html
+import logging
+from dataclasses import replace
+
+from renderers import t
+
+from .buttons import Kind, VoteOp
+from .model import Seat, TableStatus
+from .outbox import Answer, Out
+from .play import Play, votes_needed
+from .router import Press, Router
+from .table import Table
+from .tables import Tables
+
+log = logging.getLogger("gouji.absence")
+
+
+class Absence:
+    """Seats whose player is away, and what the table may do about them."""
+
+    def __init__(self, tables: Tables, play: Play) -> None:
+        self.tables = tables
+        self.play = play
+        self.sender = tables.sender
+
+    def register(self, router: Router) -> None:
+        router.guard(Kind.VOTE, self._guard)
+        router.on(Kind.VOTE, VoteOp.AI, self._vote_ai)
+        router.on(Kind.VOTE, VoteOp.TAKE, self._take_over)
+
+    def _guard(self, table: Table, p: Press) -> Answer | None:
+        """A vote counts only for a seat in 托管 now, on its current notice."""
+        seat = p.cb.seat
+        s = table.st.seats[seat]
+        if (
+            s is None
+            or s.user is None
+            or not s.auto
+            or table.status != TableStatus.PLAYING
+            or p.cb.version != table.st.afk_ver.get(seat, 0)
+        ):
+            return Answer(t(p.lang, "bot.stale"))
+        return None
+
+    async def _vote_ai(self, table: Table, p: Press) -> Answer:
+        """A seated player votes to leave the seat to the AI for the rest of the match."""
+        seat = p.cb.seat
+        s = table.st.seats[seat]
+        assert s is not None
+        voter = table.seat_of(p.user.id)
+        if voter is None or voter == seat:
+            return Answer(t(p.lang, "bot.vote_players_only"), alert=True)
+        votes = table.votes.setdefault(seat, set())
+        votes.add(p.user.id)
+        need = votes_needed(table, seat)
+        if len(votes) < need:
+            self.sender.post(table.afk_out(seat, len(votes), need))
+            return Answer(t(p.lang, "bot.voted"))
+        name = s.name
+        level = table.st.settings.ai_level
+        table.st.seats[seat] = Seat(t(table.lang, "bot.ai_for", name=name), None, level=level)
+        table.votes.pop(seat, None)
+        await self.tables.save(table)
+        text = t(table.lang, "bot.voted_ai", name=html.escape(name))
+        self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+        return Answer(t(p.lang, "bot.saved"))
+
+    async def _take_over(self, table: Table, p: Press) -> Answer:
+        """A member who does not play takes the seat over (the hand goes to their DM)."""
+        seat = p.cb.seat
+        s = table.st.seats[seat]
+        assert s is not None
+        user = p.user
+        if table.seat_of(user.id) is not None:
+            return Answer(t(p.lang, "bot.already_playing"), alert=True)
+        row = await self.tables.storage.get_user(user.id)
+        if row is None or not row.dm_ok:
+            return Answer(t(p.lang, "bot.need_start"), url=self.tables.deep_link(table.id, seat))
+        old = s.name
+        table.st.seats[seat] = Seat(user.name, user.id, lang=user.lang or row.lang)
+        table.votes.pop(seat, None)
+        await self.tables.save(table)
+        text = t(table.lang, "bot.took_over", name=html.escape(user.name), old=html.escape(old))
+        self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+        self.play.post_hand(table, seat, new=True)
+        self.play.schedule(table)
+        return Answer(t(p.lang, "bot.sat", n=seat + 1))
+
+    async def dm_blocked(self, user_id: int) -> None:
+        """A private chat answered 403: the player blocked the bot or never started it."""
+        row = await self.tables.storage.get_user(user_id)
+        if row is not None and row.dm_ok:
+            row.dm_ok = False
+            await self.tables.storage.save_user(row)
+        for table in self.tables.all():
+            seat = table.seat_of(user_id)
+            if seat is None or table.status != TableStatus.PLAYING:
+                continue
+            async with table.lock:
+                s = table.st.seats[seat]
+                if s is None or s.auto:
+                    continue
+                s.auto = True  # the AI plays the seat until the player is back
+                link = self.tables.deep_link(table.id, seat)
+                await self.tables.save(table)
+                text = t(table.lang, "bot.dm_lost", name=table.mention(seat), link=link)
+                self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+                self.play.schedule(table)
+
+    async def back(self, table: Table, seat: int) -> None:
+        """The player of ``seat`` opened their DM again (``/start``): they play again, and get
+        their hand as a new message. The caller holds the table's lock."""
+        s = table.st.seats[seat]
+        assert s is not None
+        if s.auto:
+            s.auto = False  # back from a lost DM: the player plays again
+            s.timeouts = 0
+            await self.tables.save(table)
+            text = t(table.lang, "bot.back", name=table.mention(seat))
+            self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+        out = table.hand_out(seat)
+        if out is not None:
+            self.sender.post(replace(out, new=True))
+        self.play.schedule(table)

@@ -1,0 +1,210 @@
+"""A chat's settings: ``/settings`` shows its rules (the preset and every switch of RULES.md
+§13) and how the bot runs its tables (turn timer, AI level, language, the table picture),
+changed with buttons by a chat admin or the opener of the open lobby. Changes apply to the lobby
+and to later tables; a running match keeps the rules it was dealt with. ``/rules`` and
+``/help`` answer here too."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from engine.rules import Rules
+from renderers import help_text, rules_text, t
+
+from .buttons import Callback, Kind, SettingsOp
+from .keyboards import Button, Keyboard
+from .model import TURN_SECONDS, ChatSettings, TableStatus, next_preset
+from .outbox import Answer, Out
+from .router import CommandCall, Press, Router
+from .tables import Tables
+
+# The values a switch's button steps through (§13).
+CYCLES: dict[str, tuple[Any, ...]] = {
+    "point_table": ("standard", "double"),
+    "tribute": ("all", "luo", "off"),
+    "partner_cards_at": (0, 10),
+    "counts_at": (10, 36, 0),
+}
+
+
+def _cb(version: int, op: SettingsOp, arg: int | str = "") -> str:
+    return Callback(Kind.SETTINGS, 0, version, op, str(arg)).encode()
+
+
+def _value(v: Any, lang: str) -> str:
+    if isinstance(v, bool):
+        return "✅" if v else "❌"
+    if isinstance(v, int):
+        return str(v)
+    return t(lang, f"bot.val.{v}")
+
+
+def settings_text(settings: ChatSettings) -> str:
+    lang = settings.lang
+    lines = [rules_text(settings.rules(), lang), ""]
+    lines.append(
+        t(
+            lang,
+            "bot.settings.run",
+            turn=settings.turn_s,
+            level=t(lang, f"bot.level.{settings.ai_level}"),
+            lang_name=t(lang, "lang.name"),
+            image=t(lang, "bot.on" if settings.image else "bot.off"),
+        )
+    )
+    lines.append(t(lang, "bot.settings.how"))
+    return "\n".join(lines)
+
+
+def settings_keyboard(settings: ChatSettings) -> Keyboard:
+    lang = settings.lang
+    rules = settings.rules()
+    v = settings.version
+    rows: Keyboard = [
+        [
+            Button(
+                t(lang, "bot.btn.preset", preset=t(lang, f"bot.preset.{settings.preset}")),
+                _cb(v, SettingsOp.PRESET),
+            )
+        ]
+    ]
+    row: list[Button] = []
+    for i, (name, value) in enumerate(rules.switches().items()):
+        row.append(
+            Button(
+                f"{t(lang, f'bot.sw.{name}')} {_value(value, lang)}", _cb(v, SettingsOp.SWITCH, i)
+            )
+        )
+        if len(row) == 2:
+            rows.append(row)
+            row = []
+    if row:
+        rows.append(row)
+    rows.append(
+        [
+            Button(t(lang, "bot.btn.turn", s=settings.turn_s), _cb(v, SettingsOp.TURN)),
+            Button(
+                t(lang, "bot.btn.ai_level", level=t(lang, f"bot.level.{settings.ai_level}")),
+                _cb(v, SettingsOp.LEVEL),
+            ),
+        ]
+    )
+    rows.append(
+        [
+            Button("🌐 " + t(lang, "lang.name"), _cb(v, SettingsOp.LANG)),
+            Button(
+                t(lang, "bot.btn.image", v=t(lang, "bot.on" if settings.image else "bot.off")),
+                _cb(v, SettingsOp.IMAGE),
+            ),
+        ]
+    )
+    return rows
+
+
+def settings_out(chat_id: int, thread_id: int | None, settings: ChatSettings) -> Out:
+    return Out(chat_id, settings_text(settings), settings_keyboard(settings), thread_id)
+
+
+def change(settings: ChatSettings, cb: Callback) -> ChatSettings | None:
+    """The settings after one button (the next version), or None for a switch not there."""
+    new = _changed(settings, cb)
+    return replace(new, version=settings.version + 1) if new is not None else None
+
+
+def _changed(settings: ChatSettings, cb: Callback) -> ChatSettings | None:
+    match cb.op:
+        case SettingsOp.PRESET:
+            return replace(settings, preset=next_preset(settings.preset), switches={})
+        case SettingsOp.TURN:
+            i = TURN_SECONDS.index(settings.turn_s) if settings.turn_s in TURN_SECONDS else 0
+            return replace(settings, turn_s=TURN_SECONDS[(i + 1) % len(TURN_SECONDS)])
+        case SettingsOp.LEVEL:
+            return replace(settings, ai_level=settings.ai_level.next())
+        case SettingsOp.LANG:
+            return replace(settings, lang="en" if settings.lang == "zh" else "zh")
+        case SettingsOp.IMAGE:
+            return replace(settings, image=not settings.image)
+        case SettingsOp.SWITCH:
+            switches = list(settings.rules().switches().items())
+            if cb.index >= len(switches):
+                return None
+            name, value = switches[cb.index]
+            cycle = CYCLES.get(name, (True, False))
+            nxt = cycle[(cycle.index(value) + 1) % len(cycle)] if value in cycle else cycle[0]
+            flipped = dict(settings.switches)
+            base = Rules.preset_named(settings.preset).switches()[name]
+            if nxt == base:
+                flipped.pop(name, None)
+            else:
+                flipped[name] = nxt
+            return replace(settings, switches=flipped)
+    return None
+
+
+class SettingsMenu:
+    """``/settings``, its buttons, ``/rules`` and ``/help``."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        self.sender = tables.sender
+
+    def register(self, router: Router) -> None:
+        router.command("settings", self._cmd_settings)
+        router.command("rules", self._cmd_rules)
+        router.command("help", self._cmd_help)
+        for op in SettingsOp:
+            router.on_chat(Kind.SETTINGS, op, self._press)
+
+    async def _cmd_settings(self, c: CommandCall) -> None:
+        if c.private:
+            lang = c.user.lang or self.tables.cfg.lang
+            self.tables.reply(c.chat_id, None, t(lang, "bot.group_only"))
+            return
+        settings = await self.tables.chat_settings(c.chat_id)
+        self.sender.post(settings_out(c.chat_id, c.thread_id, settings))
+
+    async def _cmd_rules(self, c: CommandCall) -> None:
+        lang = await self.tables.lang_of(c.chat_id, c.user)
+        table = self.tables.at(c.chat_id, c.thread_id)
+        settings = (
+            table.st.settings if table is not None else await self.tables.chat_settings(c.chat_id)
+        )
+        self.tables.reply(c.chat_id, c.thread_id, rules_text(settings.rules(), lang))
+
+    async def _cmd_help(self, c: CommandCall) -> None:
+        lang = await self.tables.lang_of(c.chat_id, c.user)
+        self.tables.reply(c.chat_id, c.thread_id, help_text(lang))
+
+    async def _press(self, p: Press) -> Answer:
+        """A settings button: saved, the open lobby told, the message shows the new settings."""
+        settings = await self.tables.chat_settings(p.chat_id)
+        lang = settings.lang
+        if p.cb.version != settings.version:  # changed since: show the settings as they are
+            return Answer(t(lang, "bot.stale"), edit=settings_out(p.chat_id, p.thread_id, settings))
+        table = self.tables.at(p.chat_id, p.thread_id)
+        opener = (
+            table is not None and table.status == TableStatus.LOBBY and table.opener == p.user.id
+        )
+        if not opener and not await p.is_admin(p.chat_id, p.user.id):
+            return Answer(t(lang, "bot.admin_only"), alert=True)
+        new = change(settings, p.cb)
+        if new is None:
+            return Answer(t(lang, "bot.bad_button"))
+        await self.tables.save_chat_settings(p.chat_id, new)
+        await self._to_lobby(p.chat_id, p.thread_id, new)
+        return Answer(t(new.lang, "bot.saved"), edit=settings_out(p.chat_id, p.thread_id, new))
+
+    async def _to_lobby(self, chat_id: int, thread_id: int | None, settings: ChatSettings) -> None:
+        """New chat settings reach the open lobby; a running match keeps its own rules."""
+        table = self.tables.at(chat_id, thread_id)
+        if table is None or table.status != TableStatus.LOBBY:
+            return
+        async with table.lock:
+            table.st.settings = settings
+            for s in table.st.seats:
+                if s is not None and not s.human:
+                    s.level = settings.ai_level
+            table.lobby_ver += 1
+            await self.tables.save(table)
+            self.sender.post(table.lobby_out())

@@ -1,0 +1,59 @@
+"""The bot's parts, composed: each gets what it depends on passed in, and registers its
+commands and buttons with the one router. A new feature is a module with a part class (its
+``register(router)`` names its commands and buttons) and one line in :func:`compose`."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from . import storage as S
+from .absence import Absence
+from .chat_settings import SettingsMenu
+from .lobby import Lobby
+from .model import TableStatus
+from .play import Play
+from .router import Router
+from .tables import Config, Poster, Scheduler, Tables
+from .workers import Workers
+
+log = logging.getLogger("gouji.compose")
+
+
+@dataclass(frozen=True)
+class Parts:
+    tables: Tables
+    router: Router
+    play: Play
+    absence: Absence
+    lobby: Lobby
+    settings: SettingsMenu
+
+
+def compose(
+    storage: S.Storage, sender: Poster, timers: Scheduler, cfg: Config, workers: Workers
+) -> Parts:
+    tables = Tables(storage, sender, timers, cfg)
+    router = Router(tables)
+    play = Play(tables, workers)
+    absence = Absence(tables, play)
+    lobby = Lobby(tables, play, absence)
+    settings = SettingsMenu(tables)
+    for part in (play, absence, lobby, settings):  # a new part registers here
+        part.register(router)
+    return Parts(tables, router, play, absence, lobby, settings)
+
+
+async def resume(parts: Parts) -> int:
+    """Rebuild every unfinished table from storage, re-send what players need, restart
+    timers, and tell each group the bot is back; the number of tables resumed."""
+    tables = await parts.tables.restore()
+    for table in tables:
+        async with table.lock:
+            if table.status == TableStatus.OVER:  # its game-over message is in the chat
+                continue
+            if table.status == TableStatus.LOBBY:
+                parts.lobby.resumed(table)
+            else:
+                parts.play.resumed(table)
+    return len(tables)

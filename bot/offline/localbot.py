@@ -1,0 +1,57 @@
+"""The real bot against a local Bot API server, inside this process (tests, the demo)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from ..app import GoujiApp, Runtime, build_app, post_init, post_shutdown
+from ..storage import SqliteStorage
+from ..tables import Config
+from .localapi import LocalBotApi
+
+
+@asynccontextmanager
+async def local_bot(
+    api: LocalBotApi,
+    db_path: str,
+    cfg: Config,
+    *,
+    group_interval: float = 0.0,
+    private_interval: float = 0.0,
+    rate_limit: bool = False,
+    poll_timeout: int = 5,
+    processes: int = 0,
+) -> AsyncIterator[GoujiApp]:
+    """The real bot, polling a local Bot API server, until the block ends (then it stops as it
+    would on SIGTERM: the sender drains, storage closes)."""
+    app = build_app(
+        api.token,
+        SqliteStorage(db_path),
+        cfg,
+        base_url=api.base_url,
+        base_file_url=api.base_file_url,
+        group_interval=group_interval,
+        private_interval=private_interval,
+        rate_limit=rate_limit,
+        processes=processes,
+    )
+    async with app:
+        await post_init(app)
+        await app.start()
+        assert app.updater is not None
+        await app.updater.start_polling(poll_interval=0, timeout=poll_timeout)
+        try:
+            yield app
+        finally:
+            api.release_polls()
+            await app.updater.stop()
+            await app.stop()
+            await post_shutdown(app)
+            api.resume_polls()
+
+
+def runtime(app: GoujiApp) -> Runtime:
+    rt = app.bot_data.rt
+    assert rt is not None
+    return rt

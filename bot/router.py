@@ -1,0 +1,163 @@
+"""The router: the one place a button's kind and op are decoded into a handler, and the one
+place the checks every press needs are made; and the table of the bot's commands.
+
+Each part of the bot registers its handlers here (``register(router)``); ``bot.app`` turns the
+router's commands into Telegram handlers. A press reaches its handler only when:
+
+- its data decodes to a known kind, op and argument (:mod:`bot.buttons`);
+- for a table's button, the table exists and is not abandoned;
+- a group button (lobby, game over, vote) was pressed in the table's own chat and topic; a hand
+  button in the presser's own private chat, by the player who holds a seat at that table;
+- the kind's guard (status and version checks) lets it through;
+
+and the handler runs under the table's lock. Callback data alone never grants anything.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import Enum
+
+from renderers import t
+
+from .buttons import BadCallback, Callback, Kind, Op
+from .model import TableStatus
+from .outbox import Answer
+from .table import Table
+from .tables import Tables, UserInfo
+
+log = logging.getLogger("gouji.router")
+
+IsAdmin = Callable[[int, int], Awaitable[bool]]  # (chat, user): an admin of that chat?
+GROUP_KINDS = frozenset({Kind.LOBBY, Kind.OVER, Kind.VOTE})
+
+
+@dataclass(frozen=True)
+class Press:
+    """One button press, as far as a handler needs it."""
+
+    cb: Callback
+    user: UserInfo
+    chat_id: int  # the chat of the pressed message
+    thread_id: int | None  # its forum topic
+    is_admin: IsAdmin
+    seat: int | None = None  # a hand button: the presser's seat at the table
+
+    @property
+    def lang(self) -> str:
+        return self.user.lang or "zh"
+
+
+class Where(Enum):
+    """Where a command is answered."""
+
+    ANY = "any"
+    GROUP = "group"
+    PRIVATE = "private"
+
+
+@dataclass(frozen=True)
+class CommandCall:
+    """One command message, as far as a handler needs it."""
+
+    chat_id: int
+    thread_id: int | None
+    user: UserInfo
+    args: tuple[str, ...]
+    is_admin: IsAdmin
+
+    @property
+    def private(self) -> bool:
+        return self.chat_id > 0
+
+
+TableHandler = Callable[[Table, Press], Awaitable[Answer]]
+ChatHandler = Callable[[Press], Awaitable[Answer]]
+Guard = Callable[[Table, Press], Answer | None]
+CommandHandler = Callable[[CommandCall], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    handler: CommandHandler
+    where: Where
+
+
+class Router:
+    """Buttons by (kind, op), guards by kind, and commands by name."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        self._table: dict[tuple[Kind, Op], TableHandler] = {}
+        self._chat: dict[tuple[Kind, Op], ChatHandler] = {}
+        self._guards: dict[Kind, Guard] = {}
+        self.commands: dict[str, Command] = {}
+
+    # -- registering -------------------------------------------------------------------------
+    def on(self, kind: Kind, op: Op, handler: TableHandler) -> None:
+        """``handler`` answers presses of ``op`` on a table's ``kind`` message."""
+        assert (kind, op) not in self._table, (kind, op)
+        self._table[(kind, op)] = handler
+
+    def on_chat(self, kind: Kind, op: Op, handler: ChatHandler) -> None:
+        """``handler`` answers presses of ``op`` on a chat's (not a table's) message."""
+        assert (kind, op) not in self._chat, (kind, op)
+        self._chat[(kind, op)] = handler
+
+    def guard(self, kind: Kind, guard: Guard) -> None:
+        """Checked before every handler of ``kind``: an answer stops the press there."""
+        self._guards[kind] = guard
+
+    def command(self, name: str, handler: CommandHandler, where: Where = Where.ANY) -> None:
+        assert name not in self.commands, name
+        self.commands[name] = Command(name, handler, where)
+
+    # -- dispatching -------------------------------------------------------------------------
+    async def press(
+        self,
+        data: str | None,
+        user: UserInfo,
+        chat_id: int | None,
+        thread_id: int | None,
+        is_admin: IsAdmin,
+    ) -> Answer:
+        """Any button press; the answer is shown as a toast (or alert, or link)."""
+        lang = user.lang or "zh"
+        try:
+            cb = Callback.decode(data)
+        except BadCallback:
+            return Answer(t(lang, "bot.bad_button"))
+        if chat_id is None:  # a message too old for Telegram to show the bot
+            return Answer(t(lang, "bot.stale"))
+        chat_handler = self._chat.get((cb.kind, cb.op))
+        if chat_handler is not None:
+            if chat_id > 0:
+                return Answer(t(lang, "bot.bad_button"))
+            return await chat_handler(Press(cb, user, chat_id, thread_id, is_admin))
+        handler = self._table.get((cb.kind, cb.op))
+        if handler is None:
+            return Answer(t(lang, "bot.bad_button"))
+        table = self.tables.get(cb.table)
+        if table is None or table.status == TableStatus.ABANDONED:
+            return Answer(t(lang, "bot.gone"))
+        seat: int | None = None
+        if cb.kind in GROUP_KINDS:
+            if (chat_id, thread_id) != (table.chat_id, table.thread_id):
+                log.info("a button of table %d pressed elsewhere", table.id)
+                return Answer(t(lang, "bot.not_here"), alert=True)
+        elif chat_id != user.id:  # a hand button: in the presser's own private chat only
+            return Answer(t(lang, "bot.not_yours"))
+        else:
+            seat = table.seat_of(user.id)
+            if seat is None:
+                return Answer(t(lang, "bot.not_yours"))
+        p = Press(cb, user, chat_id, thread_id, is_admin, seat)
+        async with table.lock:
+            guard = self._guards.get(cb.kind)
+            stop = guard(table, p) if guard is not None else None
+            if stop is not None:
+                return stop
+            return await handler(table, p)

@@ -1,0 +1,301 @@
+"""The table registry: every table of every chat in memory, its lock, its storage and its
+messages' ids; chats' settings and the users the bot has met.
+
+Every other part (:mod:`bot.lobby`, :mod:`bot.play`, :mod:`bot.absence`,
+:mod:`bot.chat_settings`) reaches tables and storage only through a :class:`Tables`. Each change
+of a table happens under its lock and is **stored before anything about it is sent**.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Protocol, assert_never
+
+from engine.events import Event
+from engine.match import Match
+from engine.matchrecord import FORMAT, BadMatchRecord, parse_entry
+
+from . import storage as S
+from .buttons import b36
+from .model import ChatSettings, TableState, TableStatus
+from .outbox import Out, Slot, SlotKind
+from .table import Table
+
+log = logging.getLogger("gouji.tables")
+TIMERS = ("step", "remind", "countdown")  # the named timers a table may have (``timer_name``)
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    """The Telegram user behind an update, as far as the bot needs."""
+
+    id: int
+    name: str
+    lang: str | None = None  # "zh" or "en" when Telegram tells it
+
+
+@dataclass(frozen=True)
+class Config:
+    """How tables run (defaults for Telegram; tests and the demo go faster)."""
+
+    bot_username: str = "gouji_bot"
+    ai_delay: float = 1.2  # seconds between AI moves, so a table can follow them
+    countdown_s: float = 60.0  # the pickup countdown before empty seats fill with AI
+    turn_s: float | None = None  # overrides each chat's per-turn timer (tests)
+    seed: int | None = None  # deals of every new table (demo, tests); None: the OS's randomness
+    hard_budget_ms: float = 250.0  # the hard AI's search time per decision
+    lang: str = "zh"  # a new chat's language (GOUJI_LANG)
+
+
+class Poster(Protocol):
+    """Where messages go (the sender; a list in unit tests)."""
+
+    def post(self, out: Out) -> None: ...
+
+
+class Scheduler(Protocol):
+    """Named one-shot timers (:class:`bot.timers.LoopTimers`)."""
+
+    def schedule(self, name: str, delay: float, job: Callable[[], Awaitable[None]]) -> None: ...
+
+    def cancel(self, name: str) -> None: ...
+
+
+def timer_name(kind: str, table_id: int) -> str:
+    assert kind in TIMERS
+    return f"{kind}:{table_id}"
+
+
+class Tables:
+    """Tables by id and by (chat, topic); their storage; chats and users."""
+
+    def __init__(self, storage: S.Storage, sender: Poster, timers: Scheduler, cfg: Config):
+        self.storage = storage
+        self.sender = sender
+        self.timers = timers
+        self.cfg = cfg
+        self.by_id: dict[int, Table] = {}
+        self.where: dict[tuple[int, int | None], int] = {}  # (chat, topic) → table id
+        # a chat's lock lives while someone holds or awaits it: the map does not grow with
+        # every chat the bot has ever seen
+        self._chat_locks: weakref.WeakValueDictionary[tuple[int, int | None], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    # -- finding tables ----------------------------------------------------------------------
+    def get(self, table_id: int) -> Table | None:
+        return self.by_id.get(table_id)
+
+    def at(self, chat_id: int, thread_id: int | None) -> Table | None:
+        tid = self.where.get((chat_id, thread_id))
+        return self.by_id.get(tid) if tid is not None else None
+
+    def all(self) -> list[Table]:
+        return list(self.by_id.values())
+
+    def chat_lock(self, chat_id: int, thread_id: int | None) -> asyncio.Lock:
+        """The lock of a (chat, topic): held while its table is opened or closed."""
+        return self._chat_locks.setdefault((chat_id, thread_id), asyncio.Lock())
+
+    def add(self, table: Table) -> None:
+        self.by_id[table.id] = table
+        self.where[(table.chat_id, table.thread_id)] = table.id
+
+    def next_seed(self) -> int | None:
+        """The seed of the next new table's match (tests, demos), or None (the OS's)."""
+        if self.cfg.seed is None:
+            return None
+        seed = self.cfg.seed
+        self.cfg = replace(self.cfg, seed=seed + 1)
+        return seed
+
+    # -- chats and users ---------------------------------------------------------------------
+    async def chat_settings(self, chat_id: int) -> ChatSettings:
+        """A chat's settings; a new chat speaks the bot's default language (GOUJI_LANG)."""
+        row = await self.storage.get_chat(chat_id)
+        if row is None:
+            return ChatSettings(lang=self.cfg.lang)
+        return ChatSettings.from_json(row.settings, row.lang or self.cfg.lang)
+
+    async def save_chat_settings(self, chat_id: int, settings: ChatSettings) -> None:
+        await self.storage.save_chat(S.ChatRow(chat_id, settings.lang, settings.to_json()))
+
+    async def lang_of(self, chat_id: int, user: UserInfo) -> str:
+        """The language to answer in: a private chat speaks its user's, a group its own."""
+        if chat_id > 0:
+            return user.lang or self.cfg.lang
+        return (await self.chat_settings(chat_id)).lang
+
+    async def seen_user(self, user: UserInfo, dm_ok: bool | None = None) -> S.UserRow:
+        row = await self.storage.get_user(user.id)
+        if row is None:
+            row = S.UserRow(user.id, user.name, user.lang, bool(dm_ok))
+        else:
+            row.name = user.name
+            row.lang = user.lang or row.lang
+            if dm_ok is not None:
+                row.dm_ok = dm_ok
+        await self.storage.save_user(row)
+        return row
+
+    def deep_link(self, table_id: int, seat: int | None = None) -> str:
+        payload = f"j{b36(table_id)}" + (f"s{seat}" if seat is not None else "")
+        return f"https://t.me/{self.cfg.bot_username}?start={payload}"
+
+    def reply(self, chat_id: int, thread_id: int | None, text: str) -> None:
+        """A plain message (command answers), in order with the chat's other messages."""
+        self.sender.post(Out(chat_id, text, None, thread_id))
+
+    # -- storage -----------------------------------------------------------------------------
+    @staticmethod
+    def row(table: Table) -> S.TableRow:
+        state = table.st.to_json()
+        state["lobby_ver"] = table.lobby_ver
+        return S.TableRow(
+            table.id,
+            table.chat_id,
+            table.thread_id,
+            table.status,
+            table.opener,
+            state,
+            table.version,
+        )
+
+    async def save(self, table: Table, entries: list[str] | None = None) -> None:
+        """Store the table (and the match's new log entries). The caller holds its lock."""
+        await self.storage.save_table(self.row(table), entries or [])
+
+    async def load(self, row: S.TableRow) -> Table:
+        """A stored table as it was: its match rebuilt from its actions (BadMatchRecord,
+        ValueError: the stored record does not replay)."""
+        assert row.table_id is not None
+        st = TableState.from_json(row.state)
+        status = TableStatus(row.status)
+        table = Table(row.table_id, row.chat_id, row.thread_id, row.opener, status, st)
+        lv = row.state.get("lobby_ver") if isinstance(row.state, dict) else None
+        table.lobby_ver = lv if isinstance(lv, int) else 0
+        entries = await self.storage.load_actions(row.table_id)
+        if entries:
+            events: list[Event] = []
+            doc = {
+                "format": FORMAT,
+                "rules": st.settings.rules().to_json(),
+                "seed": st.seed,
+                "actions": [parse_entry(e).to_json() for e in entries],
+            }
+            table.match = Match.restore(doc, events)
+            table.version = table.match.version
+            finished, _ = table.feed(events)  # the transcript again; its cheers were said
+            table.lines = finished
+        return table
+
+    async def reload(self, table: Table) -> None:
+        """Put the table back as stored (an action whose save failed must not stand)."""
+        row = await self.storage.load_table(table.id)
+        if row is None:
+            return
+        fresh = await self.load(row)
+        table.match, table.version, table.transcript = fresh.match, fresh.version, fresh.transcript
+        table.lines, table.st, table.status = fresh.lines, fresh.st, fresh.status
+
+    async def restore(self) -> list[Table]:
+        """Every unfinished table from storage, registered again (a start after a stop)."""
+        out: list[Table] = []
+        for row in await self.storage.unfinished_tables():
+            try:
+                table = await self.load(row)
+            except (BadMatchRecord, ValueError):
+                log.exception("table %s could not be restored", row.table_id)
+                continue
+            self.add(table)
+            out.append(table)
+        return out
+
+    # -- the messages a table keeps in place -------------------------------------------------
+    def slot_id(self, slot: Slot) -> int | None:
+        """The message id a slot's message has (for the sender)."""
+        table = self.by_id.get(slot.table)
+        if table is None:
+            return None
+        st = table.st
+        match slot.kind:
+            case SlotKind.LOBBY:
+                return st.lobby_msg
+            case SlotKind.TABLE:
+                return st.table_msg
+            case SlotKind.LOG:
+                return st.log_msgs.get(slot.index)
+            case SlotKind.HAND:
+                return st.hand_msgs.get(slot.index)
+            case SlotKind.AFK:
+                return st.afk_msgs.get(slot.index)
+            case _:
+                assert_never(slot.kind)
+
+    async def slot_sent(self, slot: Slot, message_id: int) -> None:
+        """The sender put a slot's message at ``message_id``: remember it (stored)."""
+        table = self.by_id.get(slot.table)
+        if table is None:
+            return
+        st = table.st
+        match slot.kind:
+            case SlotKind.LOBBY:
+                st.lobby_msg = message_id
+            case SlotKind.TABLE:
+                st.table_msg = message_id
+            case SlotKind.LOG:
+                st.log_msgs = {p: m for p, m in st.log_msgs.items() if p >= slot.index - 1}
+                st.log_msgs[slot.index] = message_id
+            case SlotKind.HAND:
+                st.hand_msgs[slot.index] = message_id
+            case SlotKind.AFK:
+                st.afk_msgs[slot.index] = message_id
+            case _:
+                assert_never(slot.kind)
+        async with table.lock:
+            await self.save(table)
+
+    # -- a table ends ------------------------------------------------------------------------
+    async def abandon(self, table: Table) -> None:
+        """The table ends here (/stop, the bot left the group): stored as abandoned, its timers
+        cancelled, forgotten by its chat. The caller holds the chat's lock."""
+        async with table.lock:
+            table.status = TableStatus.ABANDONED
+            await self.save(table)
+            for kind in TIMERS:
+                self.timers.cancel(timer_name(kind, table.id))
+        self.where.pop((table.chat_id, table.thread_id), None)
+        self.by_id.pop(table.id, None)
+
+    async def chat_migrated(self, old: int, new: int) -> None:
+        """A group became a supergroup: its tables, settings and games move to the new id."""
+        # A basic group has no topics, so (old, None) and (new, None) are the only chat locks
+        # concerned: /gouji in either waits until memory and the database agree again.
+        async with self.chat_lock(old, None), self.chat_lock(new, None):
+            await self.storage.migrate_chat(old, new)
+            for (chat, thread), tid in list(self.where.items()):
+                if chat != old:
+                    continue
+                table = self.by_id.get(tid)
+                del self.where[(chat, thread)]
+                if table is not None:
+                    async with table.lock:
+                        table.chat_id = new
+                    self.where[(new, thread)] = tid
+        log.info("chat %d migrated to %d", old, new)
+
+    async def bot_removed(self, chat_id: int) -> None:
+        """The bot was removed from a group: its tables there end (abandoned, kept stored)."""
+        for (chat, thread), tid in list(self.where.items()):
+            if chat != chat_id:
+                continue
+            async with self.chat_lock(chat, thread):  # as in /stop: memory and database agree
+                table = self.by_id.get(tid)
+                if table is None or self.where.get((chat, thread)) != tid:
+                    continue
+                await self.abandon(table)
+            log.info("table %d abandoned: the bot left chat %d", tid, chat_id)
