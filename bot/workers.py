@@ -45,7 +45,7 @@ def _worker_start(parent: int) -> None:
 
 def _warm() -> int:
     """Load what drawing needs (fonts, the fixed palette) before the first picture is asked."""
-    from renderers.table_image import _palette
+    from renderers.png import _palette
 
     return len(_palette().getpalette() or [])
 

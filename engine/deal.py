@@ -7,8 +7,8 @@ import random
 from collections.abc import Sequence
 
 from .cards import BIG, FOUR, NRANKS, SMALL, THREE, TWO, Counts, shoe
+from .ranking import Debt
 from .seats import opposite, teammates
-from .view import Debt
 from .vocab import LeaderReason
 
 SuitedHand = list[tuple[int, str]]

@@ -4,7 +4,8 @@
 The game asks one seat at a time (:meth:`Game.asked`); :meth:`Game.apply` checks an action
 (raising :class:`IllegalAction` and changing nothing when it is refused), carries it out, makes
 every automatic move that follows (auto passes, the end of a trick, 接风, 诈烧) and returns the
-events, until a seat must decide again or the game is over.
+events, until a seat must decide again or the game is over. What each seat may see of it
+(RULES.md §13) is :func:`game_view`.
 """
 
 from __future__ import annotations
@@ -12,21 +13,18 @@ from __future__ import annotations
 import copy
 from collections import deque
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from .actions import Action, IllegalAction
 from .cards import BIG, SMALL, THREE, Counts, contains, fmt, minus, parse
 from .events import Event
+from .gamerecord import Record
 from .legal import Legal, answers, duty_feasible, lead_plays
 from .plays import Play, as_play, beats
-from .ranking import score
+from .ranking import Debt, score
 from .rules import Rules
-from .seats import opposite, team
+from .seats import opposite, team, teammates
 from .tricks import Flow, Top
-from .view import Debt, SeatView, game_view
-
-if TYPE_CHECKING:
-    from .record import Record
+from .view import SeatView, TopView
 from .vocab import Ask, Code, Do, EventType, Phase, Status
 
 
@@ -95,6 +93,18 @@ class Game(Flow):
     ) -> Game:
         counts = [parse(h) if isinstance(h, str) else tuple(h) for h in hands]
         return Game(rules, counts, leader, revolted, declared, yaotou)
+
+    @staticmethod
+    def from_record(record: Record) -> Game:
+        """The starting position of a RECORDS.md game record, before its actions."""
+        return Game.from_position(
+            record.rules,
+            record.hands,
+            record.leader,
+            record.revolted,
+            record.declared,
+            record.yaotou,
+        )
 
     # -- questions ---------------------------------------------------------------------------
     def asked(self) -> tuple[int, Ask] | None:
@@ -358,8 +368,6 @@ class Game(Flow):
 
     def record(self) -> Record:
         """This game as a RECORDS.md game record: its starting position and every action."""
-        from .record import Record  # records replay games: the import goes one way at load
-
         return Record(
             self.rules,
             tuple(fmt(h) for h in self.start_hands),
@@ -369,3 +377,44 @@ class Game(Flow):
             self.yaotou,
             tuple(self.log),
         )
+
+
+def game_view(game: Game, seat: int | None, number: int = 0, version: int = 0) -> SeatView:
+    """The play (§6–§12): own hand, counts per ``counts_at`` (always for players out of play),
+    teammates' hands per ``partner_cards_at`` (看联邦牌), and everything public."""
+    rules = game.rules
+    counts: list[int | None] = []
+    for s, h in enumerate(game.hands):
+        n = sum(h)
+        shown = s == seat or n <= rules.counts_at or game.status[s] != Status.ACTIVE
+        counts.append(n if shown else None)
+    partners: list[str | None] = [None] * 6
+    if seat is not None and 0 < sum(game.hands[seat]) <= rules.partner_cards_at:
+        for m in teammates(seat):
+            partners[m] = fmt(game.hands[m])  # §13 看联邦牌
+    top = game.top
+    ask = game.asked()
+    return SeatView(
+        rules=rules,
+        seat=seat,
+        phase=game.phase,
+        to_act=ask[0] if ask else None,
+        asked=ask[1] if ask else None,
+        hand=fmt(game.hands[seat]) if seat is not None else None,
+        top=TopView(top.seat, str(top.play), top.gouji, top.burn) if top else None,
+        burning=game.burning,
+        counts=tuple(counts),
+        partner_hands=tuple(partners),
+        status=tuple(game.status),
+        ranks=tuple(game.ranks),
+        opened=tuple(game.opened),
+        headless=tuple(game.headless(s) for s in range(6)),
+        passed=tuple(sorted(game.passed)),
+        revolted=(game.revolutionary,) if game.revolutionary is not None else (),
+        declared=game.declared,
+        yaotou=game.yaotou,
+        tributes=tuple(game.tributes()),
+        score=game.score(),
+        number=number,
+        version=version,
+    )

@@ -25,12 +25,13 @@ from typing import Any
 from .actions import Action, IllegalAction
 from .deal import SuitedHand
 from .events import Event
-from .game import Game
+from .game import Game, game_view
 from .legal import Legal
 from .matchrecord import BadMatchRecord, DealEntry, MatchRecord
+from .ranking import Debt
 from .rules import Rules
-from .setup import Setup
-from .view import Debt, SeatView, game_view, idle_view, setup_view
+from .setup import Setup, setup_view
+from .view import SeatView, idle_view
 from .vocab import Ask, Code, Phase
 
 

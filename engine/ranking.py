@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .rules import Rules
 from .seats import opposite, team, teammates
-from .view import Debt
 from .vocab import TributeKind
 
 RANK_POINTS = {1: 4, 2: 2, 3: 0, 4: 0, 5: -2, 6: -4}  # §10 计分
+
+
+@dataclass(frozen=True)
+class Debt:
+    """A tribute owed for the next game (RECORDS.md ``tributes``, §11)."""
+
+    src: int
+    dst: int
+    kind: TributeKind
+    cards: int
+
+    def to_json(self) -> dict[str, int | str]:
+        return {"from": self.src, "to": self.dst, "kind": str(self.kind), "cards": self.cards}
 
 
 def revolutionary_rank(top_order: Sequence[int], rev: int, over: bool = False) -> int | None:

@@ -13,10 +13,11 @@ from .cards import BIG, NRANKS, RANK_CHARS, SMALL, TWO, Counts, contains, fmt, m
 from .deal import SuitedHand, buy_threes, counts_of, deal, first_leader, pay_debt, return_choices
 from .events import Event
 from .game import Game
+from .ranking import Debt
 from .rules import Rules
 from .seats import opposite
-from .view import Debt, SeatView, setup_view
-from .vocab import Ask, Code, Do, EventType, LeaderReason, TributeKind
+from .view import SeatView
+from .vocab import Ask, Code, Do, EventType, LeaderReason, Phase, Status, TributeKind
 
 MAX_REDEALS = 100  # a safety valve: re-deals are rare (two revolutions, no 3 to be had)
 
@@ -264,3 +265,35 @@ class Setup:
         if ask is None or ask[1] != Ask.RETURN:
             return None
         return self.pending[0].payer, self._return_allowed()[1]
+
+
+def setup_view(setup: Setup, seat: int | None, version: int = 0) -> SeatView:
+    """The deal phase (§5): own hand, counts per ``counts_at``, who revolted and declared."""
+    ask = setup.asked()
+    counts = tuple(sum(h) for h in setup.hands)
+    status = tuple(Status.REVOLTED if s in setup.revolted else Status.ACTIVE for s in range(6))
+    return SeatView(
+        rules=setup.rules,
+        seat=seat,
+        phase=Phase.SETUP,
+        to_act=ask[0] if ask else None,
+        asked=ask[1] if ask else None,
+        hand=fmt(setup.hands[seat]) if seat is not None else None,
+        top=None,
+        burning=None,
+        counts=tuple(c if c <= setup.rules.counts_at else None for c in counts),
+        partner_hands=(None,) * 6,
+        status=status,
+        ranks=(None,) * 6,
+        opened=(False,) * 6,
+        headless=(False,) * 6,
+        passed=(),
+        revolted=tuple(setup.revolted),
+        declared=tuple(setup.declared),
+        yaotou=tuple(setup.yaotou),
+        tributes=(),
+        score=(0, 0),
+        returning=setup.returning(),
+        number=setup.number,
+        version=version,
+    )

@@ -13,10 +13,9 @@ from .cards import THREE
 from .events import Event
 from .legal import can_beat, duty_feasible_now
 from .plays import Play
-from .ranking import compute_ranks, debts, revolutionary_rank
+from .ranking import Debt, compute_ranks, debts, revolutionary_rank
 from .rules import Rules
 from .seats import ccw, opposite, team
-from .view import Debt
 from .vocab import Ask, EventType, Status
 
 

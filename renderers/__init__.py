@@ -8,9 +8,8 @@ from .announce import SAID_AS, SILENT_EVENTS, describe_event, describe_events, g
 from .guide import help_text, rules_text
 from .hand_image import render_hand
 from .i18n import DEFAULT_LANG, LANGS, Catalog, t
+from .png import render_game_over, render_table
 from .prompts import BUTTONS, button_text, hint_text, prompt_text, refusal_text
-from .result_image import render_game_over
-from .table_image import render_table
 from .terms import card_text, hand_text, rank_name, seat_name, team_names, tribute_name
 from .transcript import Transcript
 

@@ -27,9 +27,8 @@ from engine.vocab import Ask
 
 from .hand_image import render_hand
 from .i18n import DATA_DIR
-from .result_image import render_game_over
+from .png import render_game_over, render_table
 from .samples import SAMPLE_HAND, SAMPLE_NAMES, sample_over, sample_view
-from .table_image import render_table
 
 GAME_NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")  # the README's samples
 SAMPLE_SEED = 30  # a game with a burn, a 解烧, a 闷, 开点 and tributes owed

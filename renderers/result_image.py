@@ -1,6 +1,7 @@
 """The end of a game for the group: ranks 头科…大落, 开点 marks, faults, 串三户, the score and the
 tributes owed for the next game (RULES.md §9–§11), each player named, the two 联邦 by colour with a
-key; every text ≥ ``MIN_TEXT`` px, readable at phone width (tests/test_renderers_phone.py)."""
+key; every text ≥ ``MIN_TEXT`` px, readable at phone width (tests/test_renderers_phone.py).
+Drawn here on a canvas in the table's style; its PNG is :func:`renderers.png.render_game_over`."""
 
 from __future__ import annotations
 
@@ -25,7 +26,6 @@ from .table_image import (
     TEAM_COLOR,
     TEAM_TINT,
     WHITE,
-    encode_png,
     pill,
     pill_width,
     player_label,
@@ -39,16 +39,6 @@ ROW_H = 72  # one rank
 DEBT_H = 60  # one tribute
 SCORE_GOLD = (255, 226, 120)
 _KINDS = ("men", "shao", "dian", "luo", "chuan")
-
-
-def render_game_over(
-    view: SeatView,
-    names: Sequence[str],
-    lang: str = "zh",
-    match_score: tuple[int, int] | None = None,
-) -> bytes:
-    """A PNG of :func:`game_over_canvas`."""
-    return encode_png(game_over_canvas(view, names, lang, match_score))
 
 
 def game_over_canvas(

@@ -1,5 +1,5 @@
 """Hand-made sample views: the renderers' bench, their tests, and the fixed palette the table and
-game-over pictures are encoded with (:func:`renderers.table_image.encode_png`)."""
+game-over pictures are encoded with (:func:`renderers.png.encode_png`)."""
 
 from __future__ import annotations
 

@@ -7,12 +7,11 @@ names each 联邦's members by its colour.
 
 Readable on a phone (shown about 390 px wide): every text is at least ``MIN_TEXT`` px in this
 1200 px image, ≥ 11 px there (tests/test_renderers_phone.py); labels are few and large.
+Drawn here on a canvas; its PNG is :func:`renderers.png.render_table`.
 """
 
 from __future__ import annotations
 
-import functools
-import io
 from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
@@ -230,54 +229,6 @@ def _centre(
     x += font(40).getlength(label) + 12
     for text, fill in tags:
         x += pill(draw, x, y, text, fill) + 12
-
-
-def encode_png(canvas: Image.Image) -> bytes:
-    """The PNG of a table or game-over canvas, in the fixed palette: quantizing against a given
-    palette takes about 1 ms where fitting one to each picture took 9 (``python -m renderers
-    bench``), and the bot draws a table picture for every group edit."""
-    out = canvas.quantize(palette=_palette(), dither=Image.Dither.NONE)
-    buf = io.BytesIO()
-    out.save(buf, "PNG", compress_level=3)
-    return buf.getvalue()
-
-
-SWATCH_TEXT = "够级 烧 闷 开点 Burn 12"
-
-
-@functools.cache
-def _palette() -> Image.Image:
-    """128 colours fitted, once, to what these pictures show: the sample table in both
-    languages, the sample game over, and a swatch of every fill with white and dark text on it
-    (so that a colour the samples lack, such as a status tag, still has its own entry)."""
-    from .result_image import SCORE_GOLD, game_over_canvas
-    from .samples import SAMPLE_NAMES, sample_over, sample_view
-
-    fills = [FELT, TABLE, TABLE_EDGE, PANEL, *TEAM_COLOR, *TEAM_TINT, INK, GREY, TURN, TURN_INK]
-    fills += [FACING, *MEDAL, RANK_FILL, OPEN_FILL, FAULT_FILL, FAIL_FILL, BURN_FILL, SCORE_GOLD]
-    swatch = Image.new("RGB", (WIDTH, 120 * len(fills)), FELT)
-    draw = ImageDraw.Draw(swatch)
-    for i, fill in enumerate(fills):
-        draw.rectangle((0, i * 120, WIDTH, i * 120 + 119), fill=fill)
-        for x, ink in ((20, WHITE), (600, INK)):
-            draw_text(draw, (x, i * 120 + 60), SWATCH_TEXT, MIN_TEXT, ink, anchor="lm")
-    parts = [
-        table_canvas(sample_view(), SAMPLE_NAMES, "zh"),
-        table_canvas(sample_view(), SAMPLE_NAMES, "en"),
-        game_over_canvas(sample_over(), SAMPLE_NAMES, "zh"),
-        swatch,
-    ]
-    sheet = Image.new("RGB", (WIDTH, sum(p.height for p in parts)), FELT)
-    y = 0
-    for part in parts:
-        sheet.paste(part, (0, y))
-        y += part.height
-    return sheet.quantize(128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-
-
-def render_table(view: SeatView, names: Sequence[str], lang: str = "zh") -> bytes:
-    """A PNG of :func:`table_canvas`."""
-    return encode_png(table_canvas(view, names, lang))
 
 
 def table_canvas(view: SeatView, names: Sequence[str], lang: str = "zh") -> Image.Image:

@@ -19,8 +19,8 @@ from engine.ai import decide
 from engine.match import Match
 from engine.rules import STANDARD
 from renderers import render_hand
+from renderers.png import render_table
 from renderers.samples import SAMPLE_HAND, SAMPLE_NAMES, sample_view
-from renderers.table_image import render_table
 
 
 def _alive(pid: int) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from helpers import acts, error_code, ev, run
 
 from engine.actions import Action
+from engine.game import Game
 from engine.record import parse_record
 from engine.vocab import Do
 
@@ -36,7 +37,7 @@ def test_counter_burn_and_success_owes_two() -> None:
         "leader": 2,
         "actions": acts("2 play QQQ, 1 play AAA, 2 play 222, 2 play S5"),
     }
-    game = parse_record(record).start()
+    game = Game.from_record(parse_record(record))
     events = []
     for a in parse_record(record).actions:
         events += [e.to_json() for e in game.apply(a)]
@@ -160,7 +161,7 @@ def test_burn_feasibility_warning() -> None:
                 "actions": acts("2 play QQQ"),
             }
         )
-        game = rec.start()
+        game = Game.from_record(rec)
         game.apply(rec.actions[0])
         assert game.asked() == (1, "burn")
         assert game.burn_feasible(1, burn) is feasible, hand
@@ -177,7 +178,7 @@ def test_declining_a_burn_is_marked_for_the_announcement_but_not_in_records() ->
             "actions": acts("0 play KK, 1 pass"),
         }
     )
-    game = rec.start()
+    game = Game.from_record(rec)
     game.apply(rec.actions[0])
     (declined,) = game.apply(rec.actions[1])
     assert declined.claim is True

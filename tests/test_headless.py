@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from helpers import acts, ev, run
 
+from engine.game import Game
 from engine.record import parse_record
 
 NO_BIE3 = {"preset": "standard", "bie3": False}
@@ -89,7 +90,7 @@ def test_yaotou_dead_gouji_only_burnable_then_opens_after_three() -> None:
             "actions": acts("2 play KK, 1 pass, 2 play QQQ, 2 play JJJJ"),
         }
     )
-    game = record.start()
+    game = Game.from_record(record)
     assert not game.headless(2) and not game.opened[2]
     events = []
     for a in record.actions:
