@@ -39,6 +39,7 @@ from telegram.ext import (
 from renderers import t
 
 from . import storage as S
+from .activity import TrackedUpdates
 from .compose import Parts, compose, resume
 from .logs import protect
 from .request import AiohttpRequest
@@ -64,10 +65,22 @@ class Runtime:
     sender: Sender
     workers: Workers
     timers: LoopTimers
+    updates: TrackedUpdates
 
     @property
     def storage(self) -> S.Storage:
         return self.parts.tables.storage
+
+    def busy(self, fetched_through: int, soon: float = 0.1) -> bool:
+        """Whether the bot still has work for the updates fetched up to ``fetched_through``:
+        one not yet taken in hand or being handled, a message not yet sent, a timer running
+        or due within ``soon`` seconds (an AI move)."""
+        return (
+            self.updates.newest < fetched_through
+            or self.updates.in_hand > 0
+            or not self.sender.idle()
+            or self.timers.busy(soon)
+        )
 
 
 class BotData:
@@ -190,17 +203,20 @@ def build_app(
     private_interval: float = 0.5,
     rate_limit: bool = True,
     processes: int = 0,
+    timers: LoopTimers | None = None,
 ) -> GoujiApp:
     """The bot: handlers, its parts, their sender and timers; ``processes`` worker processes
-    draw the pictures and run the hard AI (0: threads). ``post_init`` resumes every
+    draw the pictures and run the hard AI (0: threads); ``timers``: the tables' timers (a
+    test's manual clock; by default the event loop's). ``post_init`` resumes every
     unfinished table; ``post_shutdown`` closes the sender and storage."""
     protect(token)  # no log line shows it from here on
     # aiohttp instead of PTB's httpx (bot/request.py): a tenth of the CPU per call
+    updates = TrackedUpdates()
     builder = (
         ApplicationBuilder()
         .token(token)
         .context_types(ContextTypes(context=Context, bot_data=BotData))
-        .concurrent_updates(True)
+        .concurrent_updates(updates)
         .request(AiohttpRequest(HTTP_CONNECTIONS))
         .get_updates_request(AiohttpRequest(1))
     )
@@ -216,7 +232,7 @@ def build_app(
     overall = OVERALL_PER_S if rate_limit else 0.0
     workers = Workers(processes)
     sender = Sender(app.bot, group_interval, private_interval, workers, overall)
-    timers = LoopTimers()
+    timers = timers or LoopTimers()
     parts = compose(storage, sender, timers, cfg, workers)
 
     async def refused(chat_id: int) -> None:
@@ -226,7 +242,7 @@ def build_app(
             await parts.tables.bot_removed(chat_id)
 
     sender.bind(parts.tables, refused)
-    app.bot_data.rt = Runtime(parts, sender, workers, timers)
+    app.bot_data.rt = Runtime(parts, sender, workers, timers, updates)
     # every command of every part (the router's table), then buttons and chat changes
     for command in parts.router.commands.values():
         group_only = ~filters.ChatType.PRIVATE if command.where == Where.GROUP else None

@@ -134,6 +134,7 @@ class Sender:
         self._shown: dict[Slot, _Shown] = {}
         self._idle = asyncio.Event()
         self._idle.set()
+        self._delivering = 0  # messages taken from a queue and not yet delivered
         self.calls = 0
         self.errors = 0
 
@@ -172,6 +173,10 @@ class Sender:
             return_exceptions=True,
         )
 
+    def idle(self) -> bool:
+        """Everything posted so far has been delivered."""
+        return self._idle.is_set()
+
     def pending(self) -> int:
         return sum(len(c.queue) for c in self._chats.values())
 
@@ -188,14 +193,19 @@ class Sender:
                 if not chat.queue:
                     break
                 out = chat.queue.popleft()
+                self._delivering += 1
                 try:
                     await self._deliver(out)
                 except Exception:  # one bad message never stops a chat's queue
                     self.errors += 1
                     log.exception("could not deliver to chat %d", chat_id)
+                finally:
+                    self._delivering -= 1
                 chat.last = time.monotonic()
         finally:
-            if all(not c.queue for c in self._chats.values()):
+            # idle once no chat has a message waiting or on its way (another chat's worker may
+            # still be delivering the last message it took)
+            if not self._delivering and all(not c.queue for c in self._chats.values()):
                 self._idle.set()
 
     async def _deliver(self, out: Out) -> None:

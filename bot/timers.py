@@ -42,6 +42,15 @@ class LoopTimers:
         """The names waiting to run."""
         return sorted(self._handles)
 
+    def busy(self, soon: float) -> bool:
+        """A job is running, or one is due within ``soon`` seconds."""
+        if self._running:
+            return True
+        if not self._handles:
+            return False
+        now = asyncio.get_running_loop().time()
+        return min(h.when() for h in self._handles.values()) - now <= soon
+
     async def close(self, timeout: float = 10.0) -> None:
         """No timer runs any more; the jobs already running are given ``timeout`` to end."""
         self._closed = True

@@ -15,8 +15,9 @@ from typing import Any
 
 from bot.buttons import Kind, LobbyOp, OverOp
 from bot.compose import Parts
+from bot.offline.clock import ManualTimers
 from bot.offline.localapi import LocalBotApi, RateLimits, SentMessage, SimGroup, SimUser
-from bot.offline.localbot import local_bot, runtime
+from bot.offline.localbot import local_bot, runtime, settle
 from bot.offline.simplayers import (
     SimPlayer,
     button_data,
@@ -41,7 +42,9 @@ class World:
     group_interval: float = 0.0
     private_interval: float = 0.0
     processes: int = 0  # worker processes drawing the pictures (0: threads)
+    manual_clock: bool = False  # timers wait for ``clock.advance`` (turn timers, reminders)
     app: Any = None
+    clock: ManualTimers | None = None
     users: list[SimUser] = field(default_factory=list)
     _stack: AsyncExitStack | None = None
 
@@ -49,6 +52,7 @@ class World:
         """Start the bot process (again, after :meth:`stop_bot`: a restart)."""
         assert self._stack is None
         self._stack = AsyncExitStack()
+        self.clock = ManualTimers() if self.manual_clock else None
         self.app = await self._stack.enter_async_context(
             local_bot(
                 self.api,
@@ -57,6 +61,7 @@ class World:
                 group_interval=self.group_interval,
                 private_interval=self.private_interval,
                 processes=self.processes,
+                timers=self.clock,
             )
         )
 
@@ -77,10 +82,9 @@ class World:
         return t
 
     async def settle(self) -> None:
-        """Everything the bot has to say has been said."""
-        await self.api.idle(quiet=0.05)
-        await runtime(self.app).sender.drain()
-        await self.api.idle(quiet=0.05)
+        """Everything the bot has to say has been said (``localbot.settle``: the bot says
+        when it is idle)."""
+        await settle(self.api, self.app)
 
 
 @asynccontextmanager
@@ -94,6 +98,7 @@ async def world(
     turn_s: float = 3600.0,
     ai_delay: float = 0.0,
     processes: int = 0,
+    manual_clock: bool = False,
 ) -> AsyncIterator[World]:
     async with LocalBotApi(rate=rate) as api:
         w = World(
@@ -103,6 +108,7 @@ async def world(
             group_interval,
             private_interval,
             processes,
+            manual_clock,
         )
         await w.start_bot()
         try:
@@ -122,7 +128,7 @@ async def open_and_seat(w: World, group: SimGroup, users: list[SimUser]) -> None
     for u in users:
         await u.send("/start")
     await users[0].send("/gouji", group)
-    await w.api.idle()
+    await w.settle()
     for seat, u in enumerate(users):
         await press_lobby(w.api, group, u, LobbyOp.SIT, seat)
 
@@ -142,7 +148,7 @@ async def play_game(
     players = [
         SimPlayer(w.api, u, random.Random(seed * 100 + i), **kw) for i, u in enumerate(users)
     ]
-    await play_until(w.api, players, over(w, group))
+    await play_until(w.api, players, over(w, group), settle=w.settle)
     await w.settle()
     return players
 

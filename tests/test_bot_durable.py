@@ -7,11 +7,13 @@ import asyncio
 import logging
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from botkit import (
+    World,
     group_texts,
     hand_lines,
     lobby_message,
@@ -33,11 +35,42 @@ from engine.events import Event
 from engine.match import Match
 from renderers import Transcript
 
+pytestmark = pytest.mark.e2e  # the bot end to end, through the local server
+
+
+async def until_timed_out(
+    w: World, players: list[SimPlayer], seat: int, done: Callable[[], bool], group: SimGroup
+) -> None:
+    """The others play; whenever the absent ``seat`` is asked, its turn timer runs out on the
+    manual clock (the reminder at half time first), until ``done()``."""
+    clock = w.clock
+    assert clock is not None
+    table = w.table(group)
+    turn = w.cfg.turn_s
+    assert turn is not None
+
+    def away_asked() -> bool:
+        ask = table.match.asked() if table.match else None
+        return ask is not None and ask[0] == seat
+
+    for _ in range(20):
+        await play_until(
+            w.api, players, lambda: done() or away_asked() or over(w, group)(), settle=w.settle
+        )
+        if done() or over(w, group)():
+            return
+        assert clock.due_in(f"step:{table.id}") == turn  # the turn timer is set, and waits
+        await clock.advance(turn / 2)  # the reminder
+        await w.settle()
+        await clock.advance(turn / 2)  # the timer's default action
+        await w.settle()
+    raise AssertionError("the absent player was never timed out")
+
 
 async def test_afk_ladder_reminds_times_out_hands_to_ai_then_votes(tmp_path: Path) -> None:
     """An absent player: a reminder (DM and group) → the timer's default action → 托管 after
     two timeouts → the others vote the seat to the AI for the rest of the game."""
-    async with world(tmp_path, seed=12, turn_s=0.6) as w:
+    async with world(tmp_path, seed=12, turn_s=60.0, manual_clock=True) as w:
         group = w.api.group(-2001, "g")
         a, away, c = people(w, 3)
         await open_and_seat(w, group, [a, away, c])
@@ -51,7 +84,7 @@ async def test_afk_ladder_reminds_times_out_hands_to_ai_then_votes(tmp_path: Pat
         def afk_notice() -> bool:
             return any("连续超时" in m.plain for m in w.api.messages(group.id))
 
-        await play_until(w.api, players, lambda: afk_notice() or over(w, group)())
+        await until_timed_out(w, players, seat, afk_notice, group)
         assert afk_notice()
         s = table.st.seats[seat]
         assert s is not None and s.auto  # 托管 now
@@ -71,7 +104,7 @@ async def test_afk_ladder_reminds_times_out_hands_to_ai_then_votes(tmp_path: Pat
 
 
 async def test_a_member_takes_over_an_absent_players_seat(tmp_path: Path) -> None:
-    async with world(tmp_path, seed=13, turn_s=0.5) as w:
+    async with world(tmp_path, seed=13, turn_s=60.0, manual_clock=True) as w:
         group = w.api.group(-2002, "g")
         a, away = people(w, 2)
         helper = w.api.user(777, "热心人", language_code="zh")
@@ -81,11 +114,13 @@ async def test_a_member_takes_over_an_absent_players_seat(tmp_path: Path) -> Non
         await start(w, group, a)
         table = w.table(group)
         players = [SimPlayer(w.api, a, random.Random(1))]
+        seat = table.seat_of(away.id)
+        assert seat is not None
 
         def notice() -> bool:
             return any("连续超时" in m.plain for m in w.api.messages(group.id))
 
-        await play_until(w.api, players, lambda: notice() or over(w, group)())
+        await until_timed_out(w, players, seat, notice, group)
         msg = next(m for m in w.api.messages(group.id) if "连续超时" in m.plain)
         take = button_data(msg, VoteOp.TAKE)
         assert take is not None
@@ -115,7 +150,7 @@ async def test_a_player_who_blocks_the_bot_is_covered_and_comes_back(tmp_path: P
         def told() -> bool:
             return any("发不出去" in m.plain for m in w.api.messages(group.id))
 
-        await play_until(w.api, others, lambda: told() or over(w, group)())
+        await play_until(w.api, others, lambda: told() or over(w, group)(), settle=w.settle)
         assert told()
         seat = table.seat_of(gone.id)
         assert seat is not None
@@ -306,11 +341,11 @@ async def test_fuzzed_updates_change_nothing_they_should_not(
                 continue
             sent += 1
             if sent % 500 == 0:
-                await w.api.idle(quiet=0.05, timeout=60.0)
+                await w.settle()
             if sent == n_updates // 2:
                 await g3.remove_bot()  # the bot is removed from a group
                 await g2.migrate(-100200)  # a group becomes a supergroup mid-game
-                await w.api.idle(quiet=0.05, timeout=60.0)
+                await w.settle()
         await w.settle()
         failures = [
             r for r in caplog.records if r.name == "gouji.app" and r.levelno >= logging.ERROR

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from botkit import (
     dm_prompts,
     group_texts,
@@ -25,6 +26,8 @@ from bot.offline.localapi import RateLimits
 from bot.offline.simplayers import button_data, press_lobby
 from bot.storage import SqliteStorage
 from engine.record import replay_text
+
+pytestmark = pytest.mark.e2e  # the bot end to end, through the local server
 
 
 async def test_six_people_play_a_whole_game_by_buttons(tmp_path: Path) -> None:

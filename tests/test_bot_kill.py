@@ -9,12 +9,15 @@ import random
 import sqlite3
 from pathlib import Path
 
+import pytest
 from botkit import NAMES, open_and_seat, start
 from botkit import over as game_over
 
 from bot.offline.botprocess import BotProcess
 from bot.offline.localapi import LocalBotApi, RateLimits, SimGroup, SimUser
 from bot.offline.simplayers import SimPlayer
+
+pytestmark = pytest.mark.e2e  # the bot end to end, through the local server
 
 KILLS = 20
 SEED = 21

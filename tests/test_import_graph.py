@@ -224,3 +224,27 @@ def test_renderers_import_neither_bot_nor_telegram() -> None:
         if i.target.split(".")[0] in {"bot", "telegram"}
     ]
     assert not banned, "renderers are pure presentation:\n" + "\n".join(banned)
+
+
+def test_no_import_cycles_in_bot() -> None:
+    modules = frozenset(package_modules(packages=("bot",)))
+    graph = import_graph(all_imports(packages=("bot",)), modules)
+    found = cycles(graph)
+    assert not found, "import cycles in bot/:\n" + "\n".join(describe(c, graph) for c in found)
+
+
+def test_production_never_reaches_the_offline_world() -> None:
+    """What ``python -m bot`` runs with a token (the runner, the app and every part) imports
+    nothing of ``bot.offline``: the local server and simulated players stay out of it."""
+    modules = frozenset(package_modules(packages=("bot",)))
+    graph = import_graph(all_imports(packages=("bot",)), modules)
+    seen: set[str] = set()
+    todo = ["bot.runner", "bot.app"]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(graph.get(m, {}))
+    offline = sorted(m for m in seen if m.startswith("bot.offline"))
+    assert not offline, f"production imports the offline world: {offline}"
+    assert {"bot.compose", "bot.router", "bot.lobby", "bot.play"} <= seen

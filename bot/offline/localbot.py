@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from ..app import GoujiApp, Runtime, build_app, post_init, post_shutdown
 from ..storage import SqliteStorage
 from ..tables import Config
+from ..timers import LoopTimers
 from .localapi import LocalBotApi
 
 
@@ -22,6 +25,7 @@ async def local_bot(
     rate_limit: bool = False,
     poll_timeout: int = 5,
     processes: int = 0,
+    timers: LoopTimers | None = None,
 ) -> AsyncIterator[GoujiApp]:
     """The real bot, polling a local Bot API server, until the block ends (then it stops as it
     would on SIGTERM: the sender drains, storage closes)."""
@@ -35,7 +39,9 @@ async def local_bot(
         private_interval=private_interval,
         rate_limit=rate_limit,
         processes=processes,
+        timers=timers,
     )
+    _fetched_before[app] = api.last_delivered  # updates an earlier bot fetched
     async with app:
         await post_init(app)
         await app.start()
@@ -51,7 +57,35 @@ async def local_bot(
             api.resume_polls()
 
 
+_fetched_before: weakref.WeakKeyDictionary[GoujiApp, int] = weakref.WeakKeyDictionary()
+
+
 def runtime(app: GoujiApp) -> Runtime:
     rt = app.bot_data.rt
     assert rt is not None
     return rt
+
+
+async def settle(api: LocalBotApi, app: GoujiApp, timeout: float = 30.0) -> None:
+    """Wait until the bot is idle: the server has delivered every update and answered every
+    call, and the bot has handled every update it fetched, sent everything it posted, and
+    has no timer running or about to fire (``Runtime.busy``). Checked twice, a loop turn
+    apart. TimeoutError if it never is."""
+    rt = runtime(app)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+
+    before = _fetched_before.get(app, 0)
+
+    def idle() -> bool:
+        fetched = api.last_delivered if api.last_delivered > before else 0
+        return api.calm() and not rt.busy(fetched)
+
+    while True:
+        if idle():
+            await asyncio.sleep(0)
+            if idle():
+                return
+        if loop.time() > deadline:
+            raise TimeoutError(f"the bot is not idle after {timeout} s")
+        await asyncio.sleep(0.005)

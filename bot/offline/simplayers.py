@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from ..buttons import Callback, HandOp, Kind, LobbyOp, Op, callback_of
 from .localapi import LocalBotApi, SentMessage, SimGroup, SimUser
@@ -146,15 +146,25 @@ async def play_until(
     max_rounds: int = 20000,
     quiet: float = 0.02,
     each_round: Callable[[], None] | None = None,
+    settle: Callable[[], Awaitable[None]] | None = None,
 ) -> int:
     """Let the players act until ``done()``; the number of presses. A player whose press got
     no new question (a refused or stale button) simply tries again next round. ``each_round``
     is called once the chats are quiet, before the players look at them (the demo takes its
-    screenshots there)."""
+    screenshots there). ``settle`` waits until the bot is idle (``localbot.settle`` for a bot
+    in this process); without it, until the server saw ``quiet`` seconds of silence (a bot in
+    another process)."""
+
+    async def wait() -> None:
+        if settle is not None:
+            await settle()
+        else:
+            await api.idle(quiet=quiet, timeout=30.0)
+
     presses = 0
     idle_rounds = 0
     for _ in range(max_rounds):
-        await api.idle(quiet=quiet, timeout=30.0)
+        await wait()
         if done():
             return presses
         if each_round is not None:
@@ -164,7 +174,7 @@ async def play_until(
             if await p.step():
                 moved = True
                 presses += 1
-                await api.idle(quiet=quiet, timeout=30.0)
+                await wait()
                 if done():
                     return presses
         if not moved:

@@ -74,6 +74,7 @@ class LocalBotApi:
         self._runner: web.AppRunner | None = None
         self._closing = False
         self._in_flight = 0
+        self.last_delivered = 0  # the newest update_id a getUpdates answer carried
         self._allowed: frozenset[str] | None = None
         self._delivered: dict[int, float] = {}
         self._open_chats: dict[int, list[_Delivered]] = {}
@@ -199,6 +200,10 @@ class LocalBotApi:
                 "max": round(lat[-1] * 1000, 2) if lat else None,
             },
         }
+
+    def calm(self) -> bool:
+        """No request of the bot's in flight (a long poll aside) and every update fetched."""
+        return self._in_flight == 0 and self.world.undelivered == 0
 
     async def idle(self, quiet: float = 0.2, timeout: float = 10.0) -> None:
         """Wait until no request is in flight, every update was fetched, and nothing happened
@@ -336,6 +341,7 @@ class LocalBotApi:
         if update_id in self._delivered:
             return  # a repeat after a lost answer
         self._delivered[update_id] = now
+        self.last_delivered = max(self.last_delivered, update_id)
         self.world.undelivered -= 1
         body = next(v for k, v in update.items() if k != "update_id")
         query_id = body.get("id") if "chat_instance" in body else None
