@@ -29,8 +29,10 @@ from typing import Any, Protocol
 
 import aiosqlite
 
-ACTIVE = ("lobby", "playing")  # a (chat, thread) has at most one table in these
-STATUSES = (*ACTIVE, "over", "abandoned")
+from .model import TableStatus
+
+ACTIVE = (TableStatus.LOBBY, TableStatus.PLAYING)  # a (chat, thread) has at most one table so
+STATUSES = tuple(TableStatus)
 OVER_KEPT_S = 86400.0  # a finished game's 再来一局 still works after a restart within a day
 
 
@@ -55,7 +57,7 @@ class TableRow:
     table_id: int | None  # None until created
     chat_id: int
     thread_id: int | None  # forum topic
-    status: str  # "lobby" | "playing" | "over" | "abandoned"
+    status: TableStatus
     opener: int  # user id
     state: dict[str, Any]  # opaque JSON
     version: int = 0  # number of match actions stored (== len(actions))
@@ -178,11 +180,13 @@ def _loads(text: str) -> dict[str, Any]:
 
 def _table(r: Iterable[Any]) -> TableRow:
     tid, chat, thread, status, opener, state, version, created, updated = r
-    return TableRow(tid, chat, thread, status, opener, _loads(state), version, created, updated)
+    return TableRow(
+        tid, chat, thread, TableStatus(status), opener, _loads(state), version, created, updated
+    )
 
 
 def _check_status(status: str) -> None:
-    if status not in STATUSES:
+    if status not in STATUSES or not isinstance(status, str):
         raise ValueError(f"unknown table status {status!r}; expected one of {STATUSES}")
 
 

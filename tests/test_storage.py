@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from bot.model import TableStatus
 from bot.storage import (
     MIGRATIONS,
     OVER_KEPT_S,
@@ -42,7 +43,7 @@ async def st(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
 
 
 def lobby(chat_id: int = -100, thread_id: int | None = None, **kw: Any) -> TableRow:
-    return TableRow(None, chat_id, thread_id, "lobby", 111, dict(STATE), **kw)
+    return TableRow(None, chat_id, thread_id, TableStatus.LOBBY, 111, dict(STATE), **kw)
 
 
 def raw(path: Path, sql: str) -> list[Any]:
@@ -95,7 +96,9 @@ async def test_unknown_ids_are_none_or_empty(st: SqliteStorage) -> None:
     assert await st.unfinished_tables() == []
     assert await st.games(5) == []
     with pytest.raises(TableNotFound):
-        await st.save_table(TableRow(5, -100, None, "playing", 111, {}, version=1), ["0 pass"])
+        await st.save_table(
+            TableRow(5, -100, None, TableStatus.PLAYING, 111, {}, version=1), ["0 pass"]
+        )
     with pytest.raises(TableNotFound):
         await st.save_game(5, -100, 1, {"rules": "standard"})
 
@@ -108,18 +111,18 @@ async def test_table_round_trip(st: SqliteStorage) -> None:
     assert await st.table_for_chat(-100, 42) == row
     assert await st.table_for_chat(-100) is None  # another topic
 
-    row.status, row.version = "playing", 2
+    row.status, row.version = TableStatus.PLAYING, 2
     row.state["hand_messages"] = {"0": 9001}
     await st.save_table(row, ["0 play QQQ", "3 pass"])
     assert await st.load_table(row.table_id) == row
     assert await st.load_actions(row.table_id) == ["0 play QQQ", "3 pass"]
     assert await st.unfinished_tables() == [row]
 
-    row.status = "over"
+    row.status = TableStatus.OVER
     await st.save_table(row)  # a state change without actions keeps the version
     assert await st.table_for_chat(-100, 42) is None
     assert await st.unfinished_tables() == [row]  # over today: its 再来一局 still works
-    row.status = "abandoned"
+    row.status = TableStatus.ABANDONED
     await st.save_table(row)
     assert await st.unfinished_tables() == []
     assert (await st.load_table(row.table_id)) == row
@@ -136,10 +139,10 @@ async def test_one_open_table_per_topic(st: SqliteStorage) -> None:
         other_topic.table_id,
         other_chat.table_id,
     }
-    first.status = "abandoned"
+    first.status = TableStatus.ABANDONED
     await st.save_table(first)
     second = await st.create_table(lobby())  # the topic is free again
-    first.status = "lobby"
+    first.status = TableStatus.LOBBY
     with pytest.raises(TableExists):  # and the old one cannot be reopened beside it
         await st.save_table(first)
     assert await st.table_for_chat(-100) == second
@@ -150,10 +153,10 @@ async def test_saves_arriving_together_are_each_stored_or_refused_alone(st: Sqli
     or a second open table in a chat is refused on its own and the rest are stored."""
     rows = [await st.create_table(lobby(chat_id=-1000 - k)) for k in range(30)]
     old = await st.create_table(lobby(chat_id=-7))
-    old.status = "abandoned"
+    old.status = TableStatus.ABANDONED
     await st.save_table(old)
     await st.create_table(lobby(chat_id=-7))  # the chat has a new open table
-    old.status = "playing"  # reopening the old one beside it must fail
+    old.status = TableStatus.PLAYING  # reopening the old one beside it must fail
     for row in rows:
         row.version += 2
     stale = TableRow(**{**rows[5].__dict__, "version": 1})  # a writer one action behind
@@ -277,7 +280,7 @@ async def test_migrate_chat_moves_everything(st: SqliteStorage) -> None:
     await st.save_chat(ChatRow(-100, "en", {"timer": 20}))
     over = await st.create_table(lobby())
     assert over.table_id is not None
-    over.status, over.version = "over", 1
+    over.status, over.version = TableStatus.OVER, 1
     await st.save_table(over, ["0 play 3"])
     await st.save_game(over.table_id, -100, 1, {"n": 1})
     open_ = await st.create_table(lobby(thread_id=None))
@@ -308,7 +311,7 @@ async def test_migrate_chat_keeps_newer_settings_and_refuses_two_open_tables(
     assert (await st.table_for_chat(-1)) is not None
     t = await st.table_for_chat(-2)
     assert t is not None
-    t.status = "abandoned"
+    t.status = TableStatus.ABANDONED
     await st.save_table(t)
     await st.migrate_chat(-1, -2)
     assert await st.get_chat(-2) == ChatRow(-2, "zh", {"new": True})
@@ -322,7 +325,7 @@ async def test_reopening_keeps_everything(tmp_path: Path) -> None:
         await st.save_chat(ChatRow(-100, "zh", {"preset": "standard"}))
         await st.save_user(UserRow(111, "老王", "zh", True))
         row = await st.create_table(lobby())
-        row.status, row.version = "playing", 3
+        row.status, row.version = TableStatus.PLAYING, 3
         await st.save_table(row, ["0 play QQQ", "3 pass", "4 yield"])
         assert row.table_id is not None
         await st.save_game(row.table_id, -100, 1, {"rules": "standard"})
@@ -492,7 +495,7 @@ async def test_a_recently_finished_table_is_resumed_an_old_one_is_not(st: Sqlite
     """再来一局 still works after a restart on the day of the game, not weeks later."""
     recent, old = await st.create_table(lobby(-1)), await st.create_table(lobby(-2))
     for row in (recent, old):
-        row.status = "over"
+        row.status = TableStatus.OVER
         await st.save_table(row)
     assert {r.table_id for r in await st.unfinished_tables()} == {recent.table_id, old.table_id}
     with sqlite3.connect(st.path) as conn:  # the same file, as another writer would
