@@ -3,11 +3,10 @@ votes to leave it to the AI, a member taking it over, and the player coming back
 
 from __future__ import annotations
 
-import html
 import logging
 from dataclasses import replace
 
-from renderers import t
+from renderers import person, t
 
 from .buttons import Kind, VoteOp
 from .model import Seat, TableStatus
@@ -66,7 +65,7 @@ class Absence:
         table.st.seats[seat] = Seat(t(table.lang, "bot.ai_for", name=name), None, level=level)
         table.votes.pop(seat, None)
         await self.tables.save(table)
-        text = t(table.lang, "bot.voted_ai", name=html.escape(name))
+        text = t(table.lang, "bot.voted_ai", name=person(name))
         self.sender.post(Out(table.chat_id, text, None, table.thread_id))
         return Answer(t(p.lang, "bot.saved"))
 
@@ -85,7 +84,7 @@ class Absence:
         table.st.seats[seat] = Seat(user.name, user.id, lang=user.lang or row.lang)
         table.votes.pop(seat, None)
         await self.tables.save(table)
-        text = t(table.lang, "bot.took_over", name=html.escape(user.name), old=html.escape(old))
+        text = t(table.lang, "bot.took_over", name=person(user.name), old=person(old))
         self.sender.post(Out(table.chat_id, text, None, table.thread_id))
         self.play.post_hand(table, seat, new=True)
         self.play.schedule(table)

@@ -36,7 +36,7 @@ from telegram.ext import (
     filters,
 )
 
-from renderers import t
+from renderers import clean_name, t
 
 from . import storage as S
 from .activity import TrackedUpdates
@@ -107,8 +107,8 @@ Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 def user_info(user: User) -> UserInfo:
     code = (user.language_code or "").lower()
     lang = "zh" if code.startswith("zh") else "en" if code.startswith("en") else None
-    name = " ".join(p for p in (user.first_name, user.last_name) if p) or user.username or "?"
-    return UserInfo(user.id, name[:64], lang)
+    name = clean_name(" ".join(p for p in (user.first_name, user.last_name) if p))
+    return UserInfo(user.id, name or clean_name(user.username or "") or "?", lang)
 
 
 def admin_check(context: Context) -> Callable[[int, int], Awaitable[bool]]:

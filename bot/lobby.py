@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from engine.match import Match
 from engine.matchrecord import entry_text
-from renderers import help_text, rules_text, t
+from renderers import help_text, person, rules_text, t
 
 from . import storage as S
 from .absence import Absence
@@ -102,7 +102,7 @@ class Lobby:
             ans = await self._sit(table, c.user, None)
             self.sender.post(table.lobby_out())
         if ans.url:
-            text = t(table.lang, "bot.start_me", name=c.user.name, link=ans.url)
+            text = t(table.lang, "bot.start_me", name=person(c.user.name), link=ans.url)
             self.sender.post(Out(c.chat_id, text, None, c.thread_id))
 
     async def _cmd_leave(self, c: CommandCall) -> None:
@@ -137,7 +137,7 @@ class Lobby:
                 self.sender.post(Out(chat_id, t(lang, "bot.opener_only"), None, thread_id))
                 return
             await self.tables.abandon(table)
-            text = t(lang, "bot.stopped", name=user.name)
+            text = t(lang, "bot.stopped", name=person(user.name))
             self.sender.post(Out(chat_id, text, None, thread_id))
             if table.match is None:
                 self.sender.post(table.lobby_out())

@@ -9,7 +9,6 @@ spectator's view (``view(None)``).
 from __future__ import annotations
 
 import asyncio
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -24,6 +23,7 @@ from renderers import (
     Transcript,
     card_text,
     game_over_text,
+    person,
     prompt_text,
     rank_name,
     render_game_over,
@@ -246,7 +246,7 @@ class Table:
         names = self.names()
         asked = view.to_act == seat and not m.over
         legal = m.choices(seat)
-        lines = [t(lang, "bot.hand.title", game=view.number, name=html.escape(s.name[:32]))]
+        lines = [t(lang, "bot.hand.title", game=view.number, name=person(s.name))]
         if (asked and not s.auto) or view.phase == Phase.OVER:
             lines.append(prompt_text(view, lang, names))
         else:

@@ -10,7 +10,16 @@ from .hand_image import render_hand
 from .i18n import DEFAULT_LANG, LANGS, Catalog, t
 from .png import render_game_over, render_table
 from .prompts import BUTTONS, button_text, hint_text, prompt_text, refusal_text
-from .terms import card_text, hand_text, rank_name, seat_name, team_names, tribute_name
+from .terms import (
+    card_text,
+    clean_name,
+    hand_text,
+    person,
+    rank_name,
+    seat_name,
+    team_names,
+    tribute_name,
+)
 from .transcript import Transcript
 
 __all__ = [
@@ -23,12 +32,14 @@ __all__ = [
     "Transcript",
     "button_text",
     "card_text",
+    "clean_name",
     "describe_event",
     "describe_events",
     "game_over_text",
     "hand_text",
     "help_text",
     "hint_text",
+    "person",
     "prompt_text",
     "rank_name",
     "refusal_text",

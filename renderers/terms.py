@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import unicodedata
 from collections.abc import Sequence
 
 from engine.cards import BIG, NRANKS, RANK_CHARS, SMALL, TWO, parse
@@ -11,6 +12,35 @@ from engine.seats import team
 from .i18n import Catalog, t
 
 MAX_NAME = 32  # characters of a player's name shown in a message
+STORED_NAME = 64  # characters of a name kept at all (what Telegram allows: 64 + 64)
+# Characters that reorder or hide text around them: bidi embeddings, overrides and isolates,
+# marks, and the invisible separators; a name never needs them.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_KEEP = frozenset("\u200d\ufe0e\ufe0f")  # joiners and variation selectors of emoji
+
+
+def clean_name(raw: str) -> str:
+    """A user-provided name as the bot keeps it: plain text without control, bidi or
+    invisible format characters (emoji joiners kept), spaces collapsed, at most
+    :data:`STORED_NAME` characters. Escaping for HTML happens when it is shown
+    (:func:`person`)."""
+    out = []
+    for ch in unicodedata.normalize("NFC", raw):
+        cat = unicodedata.category(ch)
+        if ch in _BIDI or cat in ("Cc", "Cs", "Co", "Cn") or (cat == "Cf" and ch not in _KEEP):
+            out.append(" " if cat == "Cc" else "")
+        else:
+            out.append(ch)
+    return " ".join("".join(out).split())[:STORED_NAME]
+
+
+def person(name: str) -> str:
+    """A name for an HTML message: escaped and shortened to :data:`MAX_NAME` characters (the
+    one place names are escaped; empty stays empty)."""
+    name = clean_name(name)
+    if len(name) > MAX_NAME:
+        name = name[: MAX_NAME - 1] + "…"
+    return html.escape(name)
 
 
 def rank_name(rank: int, lang: str = "zh") -> str:
@@ -75,9 +105,5 @@ def seat_name(seat: int | None, names: Sequence[str], lang: str = "zh") -> str:
     """A player's name for HTML messages: escaped, shortened, or ``N号位`` when unknown."""
     if seat is None:
         return "?"
-    name = names[seat].strip() if 0 <= seat < len(names) else ""
-    if not name:
-        return t(lang, "seat", n=seat + 1)
-    if len(name) > MAX_NAME:
-        name = name[: MAX_NAME - 1] + "…"
-    return html.escape(name)
+    name = person(names[seat]) if 0 <= seat < len(names) else ""
+    return name or t(lang, "seat", n=seat + 1)
