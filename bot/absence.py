@@ -14,7 +14,7 @@ from .outbox import Answer, Out
 from .play import Play, votes_needed
 from .router import Press, Router
 from .table import Table
-from .tables import Tables
+from .tables import Tables, UserInfo
 
 log = logging.getLogger("gouji.absence")
 
@@ -62,8 +62,12 @@ class Absence:
             return Answer(t(p.lang, "bot.voted"))
         name = s.name
         level = table.st.settings.ai_level
-        table.st.seats[seat] = Seat(t(table.lang, "bot.ai_for", name=name), None, level=level)
+        ai_name = t(table.lang, "bot.ai_for", name=name)
+        # the player may still come back and reclaim the seat (``reclaim``)
+        table.st.seats[seat] = Seat(ai_name, None, level=level, away=s.user, away_name=name)
         table.votes.pop(seat, None)
+        table.st.afk_ver[seat] = table.st.afk_ver.get(seat, 0) + 1  # the notice's buttons die
+        self.sender.post(replace(table.afk_out(seat, len(votes), need), keyboard=None))
         await self.tables.save(table)
         text = t(table.lang, "bot.voted_ai", name=person(name))
         self.sender.post(Out(table.chat_id, text, None, table.thread_id))
@@ -77,12 +81,16 @@ class Absence:
         user = p.user
         if table.seat_of(user.id) is not None:
             return Answer(t(p.lang, "bot.already_playing"), alert=True)
+        if not await p.members.is_member(table.chat_id, user.id):
+            return Answer(t(p.lang, "bot.members_only"), alert=True)
         row = await self.tables.storage.get_user(user.id)
         if row is None or not row.dm_ok:
             return Answer(t(p.lang, "bot.need_start"), url=self.tables.deep_link(table.id, seat))
         old = s.name
         table.st.seats[seat] = Seat(user.name, user.id, lang=user.lang or row.lang)
         table.votes.pop(seat, None)
+        table.st.afk_ver[seat] = table.st.afk_ver.get(seat, 0) + 1  # the notice's buttons die
+        self.sender.post(replace(table.afk_out(seat, 0, 0), keyboard=None))
         await self.tables.save(table)
         text = t(table.lang, "bot.took_over", name=person(user.name), old=person(old))
         self.sender.post(Out(table.chat_id, text, None, table.thread_id))
@@ -119,10 +127,29 @@ class Absence:
         if s.auto:
             s.auto = False  # back from a lost DM: the player plays again
             s.timeouts = 0
+            if not self.play.returned(table, seat):
+                text = t(table.lang, "bot.back", name=table.mention(seat))
+                self.sender.post(Out(table.chat_id, text, None, table.thread_id))
             await self.tables.save(table)
-            text = t(table.lang, "bot.back", name=table.mention(seat))
-            self.sender.post(Out(table.chat_id, text, None, table.thread_id))
-        out = table.hand_out(seat)
-        if out is not None:
-            self.sender.post(replace(out, new=True))
+        self.play.post_hand(table, seat, new=True)
         self.play.schedule(table)
+
+    async def reclaim(self, user: UserInfo) -> bool:
+        """A player whose seat the table voted to the AI opened their DM again: the seat is
+        theirs again at every table where it is (the AI leaves it); True if any was."""
+        found = False
+        for table in self.tables.all():
+            if table.status not in (TableStatus.PLAYING, TableStatus.OVER):
+                continue
+            async with table.lock:
+                for seat, s in enumerate(table.st.seats):
+                    if s is None or s.away != user.id or table.seat_of(user.id) is not None:
+                        continue
+                    table.st.seats[seat] = Seat(s.away_name or user.name, user.id, lang=user.lang)
+                    await self.tables.save(table)
+                    text = t(table.lang, "bot.back", name=table.mention(seat))
+                    self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+                    self.play.post_hand(table, seat, new=True)
+                    self.play.schedule(table)
+                    found = True
+        return found

@@ -8,7 +8,7 @@ sender delivers. Nothing runs at import.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
@@ -16,6 +16,8 @@ from telegram import (
     BotCommand,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
+    ChatMember,
+    ChatMemberRestricted,
     Message,
     Update,
     User,
@@ -55,6 +57,7 @@ OVERALL_PER_S = 28.0  # the sender's calls a second, all chats together
 # The order of the command menu Telegram shows (groups; a private chat shows a few of them).
 MENU = ("gouji", "join", "leave", "hand", "rules", "settings", "stop", "help")
 PRIVATE_MENU = ("start", "hand", "rules", "help")
+ADMINS = (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
 @dataclass(frozen=True)
@@ -111,19 +114,29 @@ def user_info(user: User) -> UserInfo:
     return UserInfo(user.id, name or clean_name(user.username or "") or "?", lang)
 
 
-def admin_check(context: Context) -> Callable[[int, int], Awaitable[bool]]:
-    """Whether a user is an admin of a chat (asked of Telegram; False when it cannot tell)."""
+class TelegramMembers:
+    """:class:`~bot.router.Members` asked of Telegram (``getChatMember``)."""
 
-    async def is_admin(chat_id: int, user_id: int) -> bool:
+    def __init__(self, bot: ExtBot[None]) -> None:
+        self.bot = bot
+
+    async def _member(self, chat_id: int, user_id: int) -> ChatMember | None:
         if chat_id > 0:
-            return False
+            return None
         try:
-            member = await context.bot.get_chat_member(chat_id, user_id)
+            return await self.bot.get_chat_member(chat_id, user_id)
         except Exception:
-            return False
-        return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+            return None
 
-    return is_admin
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        member = await self._member(chat_id, user_id)
+        return member is not None and member.status in ADMINS
+
+    async def is_member(self, chat_id: int, user_id: int) -> bool:
+        member = await self._member(chat_id, user_id)
+        if isinstance(member, ChatMemberRestricted):  # restricted, and still in the group?
+            return member.is_member
+        return member is not None and member.status in (*ADMINS, ChatMemberStatus.MEMBER)
 
 
 def command_handler(command: Command) -> Handler:
@@ -143,7 +156,9 @@ def command_handler(command: Command) -> Handler:
             return
         thread = msg.message_thread_id if msg.is_topic_message else None
         args = tuple(context.args or ())
-        await command.handler(CommandCall(chat.id, thread, info, args, admin_check(context)))
+        await command.handler(
+            CommandCall(chat.id, thread, info, args, TelegramMembers(context.bot))
+        )
 
     return handle
 
@@ -157,7 +172,7 @@ async def on_button(update: Update, context: Context) -> None:
     chat_id = msg.chat.id if isinstance(msg, Message) else None
     thread = msg.message_thread_id if isinstance(msg, Message) and msg.is_topic_message else None
     answer = await rt.parts.router.press(
-        query.data, user_info(query.from_user), chat_id, thread, admin_check(context)
+        query.data, user_info(query.from_user), chat_id, thread, TelegramMembers(context.bot)
     )
     try:
         await query.answer(answer.text[:200] or None, show_alert=answer.alert, url=answer.url)

@@ -186,7 +186,7 @@ class SettingsMenu:
         opener = (
             table is not None and table.status == TableStatus.LOBBY and table.opener == p.user.id
         )
-        if not opener and not await p.is_admin(p.chat_id, p.user.id):
+        if not opener and not await p.members.is_admin(p.chat_id, p.user.id):
             return Answer(t(lang, "bot.admin_only"), alert=True)
         new = change(settings, p.cb)
         if new is None:
@@ -198,9 +198,11 @@ class SettingsMenu:
     async def _to_lobby(self, chat_id: int, thread_id: int | None, settings: ChatSettings) -> None:
         """New chat settings reach the open lobby; a running match keeps its own rules."""
         table = self.tables.at(chat_id, thread_id)
-        if table is None or table.status != TableStatus.LOBBY:
+        if table is None:
             return
-        async with table.lock:
+        async with table.lock:  # its status as it is now: a start may have been under way
+            if table.status != TableStatus.LOBBY:
+                return
             table.st.settings = settings
             for s in table.st.seats:
                 if s is not None and not s.human:

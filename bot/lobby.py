@@ -94,31 +94,34 @@ class Lobby:
 
     async def _cmd_join(self, c: CommandCall) -> None:
         table = self.tables.at(c.chat_id, c.thread_id)
+        ans = Answer()
+        if table is not None:
+            async with table.lock:  # the status as it is when the seat is taken
+                if table.status == TableStatus.LOBBY:
+                    ans = await self._sit(table, c.user, None)
+                    self.sender.post(table.lobby_out())
         if table is None or table.status != TableStatus.LOBBY:
             lang = (await self.tables.chat_settings(c.chat_id)).lang
             self.sender.post(Out(c.chat_id, t(lang, "bot.no_lobby"), None, c.thread_id))
             return
-        async with table.lock:
-            ans = await self._sit(table, c.user, None)
-            self.sender.post(table.lobby_out())
         if ans.url:
             text = t(table.lang, "bot.start_me", name=person(c.user.name), link=ans.url)
             self.sender.post(Out(c.chat_id, text, None, c.thread_id))
 
     async def _cmd_leave(self, c: CommandCall) -> None:
         table = self.tables.at(c.chat_id, c.thread_id)
-        if table is None or table.status != TableStatus.LOBBY:
+        if table is None:
             return
-        async with table.lock:
+        async with table.lock:  # the status as it is when the seat is left
             seat = table.seat_of(c.user.id)
-            if seat is not None:
+            if seat is not None and table.status == TableStatus.LOBBY:
                 table.st.seats[seat] = None
                 table.lobby_ver += 1
                 await self.tables.save(table)
                 self.sender.post(table.lobby_out())
 
     async def _cmd_stop(self, c: CommandCall) -> None:
-        admin = await c.is_admin(c.chat_id, c.user.id)
+        admin = await c.members.is_admin(c.chat_id, c.user.id)
         await self.stop_table(c.chat_id, c.thread_id, c.user, admin)
 
     async def stop_table(
@@ -155,12 +158,18 @@ class Lobby:
         table, seat = self._deep_link_target(c.args[0][:64] if c.args else "")
         if table is None:
             self.sender.post(Out(user.id, help_text(lang), None))
-            # a player coming back to a running game gets the hand again
-            for tb in self.tables.all():
-                mine = tb.seat_of(user.id)
-                if tb.status == TableStatus.PLAYING and mine is not None:
-                    await self.play.resend_hand(user)
-                    break
+            # a player coming back to a running game gets the hand again, or the seat the
+            # table had voted to the AI
+            if not await self.absence.reclaim(user):
+                for tb in self.tables.all():
+                    mine = tb.seat_of(user.id)
+                    if tb.status == TableStatus.PLAYING and mine is not None:
+                        await self.play.resend_hand(user)
+                        break
+            return
+        if table.seat_of(user.id) is None and not await c.members.is_member(table.chat_id, user.id):
+            # a deep link seats only members of the table's group
+            self.sender.post(Out(user.id, t(lang, "bot.members_only"), None))
             return
         async with table.lock:
             if table.status == TableStatus.LOBBY:
@@ -172,6 +181,8 @@ class Lobby:
             if mine is not None and table.status == TableStatus.PLAYING:
                 await self.absence.back(table, mine)
                 return
+        if await self.absence.reclaim(user):
+            return
         self.sender.post(Out(user.id, t(lang, "bot.too_late"), None))
 
     def _deep_link_target(self, payload: str) -> tuple[Table | None, int | None]:
@@ -261,7 +272,7 @@ class Lobby:
         """The buttons of the opener (or an admin of the table's chat)."""
         lang = table.lang
         st = table.st
-        if p.user.id != table.opener and not await p.is_admin(table.chat_id, p.user.id):
+        if p.user.id != table.opener and not await p.members.is_admin(table.chat_id, p.user.id):
             return Answer(t(lang, "bot.opener_only"), alert=True)
         ans = Answer()
         match p.cb.op:

@@ -107,6 +107,8 @@ class Seat:
     auto: bool = False  # 托管: the AI plays for the player
     timeouts: int = 0  # consecutive turn timeouts
     lang: str | None = None  # the player's own language for DMs
+    away: int | None = None  # an AI seat the table voted away from this user (who may reclaim it)
+    away_name: str = ""  # that user's name
 
     @property
     def human(self) -> bool:
@@ -131,6 +133,8 @@ class Seat:
             auto=bool(obj.get("auto", False)),
             timeouts=_int(obj.get("timeouts")),
             lang=obj.get("lang") if obj.get("lang") in ("zh", "en") else None,
+            away=obj["away"] if isinstance(obj.get("away"), int) else None,
+            away_name=obj["away_name"] if isinstance(obj.get("away_name"), str) else "",
         )
 
 

@@ -21,7 +21,7 @@ from renderers import card_text, hint_text, refusal_text, t
 from .buttons import HandOp, Kind
 from .keyboards import EMPTY_SELECTION, QUICK, option_for, smallest_first, toggle
 from .model import AiLevel, TableStatus
-from .outbox import Answer, Out
+from .outbox import Answer, Out, Slot, SlotKind
 from .router import CommandCall, Press, Router
 from .table import LOG_LIMIT, Table
 from .tables import Tables, UserInfo, timer_name
@@ -75,6 +75,8 @@ class Play:
         lang = table.seat_lang(seat)
         s.auto = not s.auto
         s.timeouts = 0
+        if not s.auto:
+            self.returned(table, seat)
         await self.tables.save(table)
         self.post_hand(table, seat)
         key = "bot.auto_on" if s.auto else "bot.auto_off"
@@ -179,6 +181,7 @@ class Play:
         s = table.st.seats[seat]
         assert s is not None
         s.timeouts = 0
+        table.votes.pop(seat, None)  # the player plays: no vote about them stands
         try:
             await self.act(table, action)
         except IllegalAction as e:
@@ -186,6 +189,18 @@ class Play:
         if action.do == Do.PLAY:
             return Answer(t(lang, "bot.played", cards=card_text(action.cards, lang)))
         return Answer(t(lang, f"bot.did.{action.do}"))
+
+    def returned(self, table: Table, seat: int) -> bool:
+        """The player of ``seat`` plays again: votes about the seat are void, and its AFK
+        notice, if there is one, says they are back (its buttons gone): True then."""
+        table.votes.pop(seat, None)
+        table.st.afk_ver[seat] = table.st.afk_ver.get(seat, 0) + 1  # old vote buttons die
+        if seat not in table.st.afk_msgs:
+            return False
+        text = t(table.lang, "bot.back", name=table.mention(seat))
+        slot = Slot(table.id, SlotKind.AFK, seat)
+        self.sender.post(Out(table.chat_id, text, None, table.thread_id, slot))
+        return True
 
     def post_hand(self, table: Table, seat: int, new: bool = False) -> None:
         """The seat's hand message as it is now (``new``: sent anew at the bottom)."""
@@ -452,9 +467,11 @@ class Play:
 
 
 def votes_needed(table: Table, seat: int) -> int:
-    """Votes of the other seated players that leave ``seat`` to the AI for good."""
+    """Votes that leave ``seat`` to the AI for the rest of the match: a majority of the other
+    seated players, and at least two when three or more players sit."""
     others = [i for i, s in table.humans() if i != seat]
-    return max(1, (len(others) + 1) // 2)
+    majority = len(others) // 2 + 1
+    return max(majority, 2) if len(others) >= 2 else majority
 
 
 def _seat(p: Press) -> int:

@@ -19,6 +19,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import Protocol
 
 from renderers import t
 
@@ -30,7 +31,15 @@ from .tables import Tables, UserInfo
 
 log = logging.getLogger("gouji.router")
 
-IsAdmin = Callable[[int, int], Awaitable[bool]]  # (chat, user): an admin of that chat?
+
+class Members(Protocol):
+    """Who is who in a chat, asked of Telegram (False when it cannot tell)."""
+
+    async def is_admin(self, chat_id: int, user_id: int) -> bool: ...
+
+    async def is_member(self, chat_id: int, user_id: int) -> bool: ...
+
+
 GROUP_KINDS = frozenset({Kind.LOBBY, Kind.OVER, Kind.VOTE})
 
 
@@ -42,7 +51,7 @@ class Press:
     user: UserInfo
     chat_id: int  # the chat of the pressed message
     thread_id: int | None  # its forum topic
-    is_admin: IsAdmin
+    members: Members
     seat: int | None = None  # a hand button: the presser's seat at the table
 
     @property
@@ -66,7 +75,7 @@ class CommandCall:
     thread_id: int | None
     user: UserInfo
     args: tuple[str, ...]
-    is_admin: IsAdmin
+    members: Members
 
     @property
     def private(self) -> bool:
@@ -122,7 +131,7 @@ class Router:
         user: UserInfo,
         chat_id: int | None,
         thread_id: int | None,
-        is_admin: IsAdmin,
+        members: Members,
     ) -> Answer:
         """Any button press; the answer is shown as a toast (or alert, or link)."""
         lang = user.lang or "zh"
@@ -136,7 +145,7 @@ class Router:
         if chat_handler is not None:
             if chat_id > 0:
                 return Answer(t(lang, "bot.bad_button"))
-            return await chat_handler(Press(cb, user, chat_id, thread_id, is_admin))
+            return await chat_handler(Press(cb, user, chat_id, thread_id, members))
         handler = self._table.get((cb.kind, cb.op))
         if handler is None:
             return Answer(t(lang, "bot.bad_button"))
@@ -154,7 +163,7 @@ class Router:
             seat = table.seat_of(user.id)
             if seat is None:
                 return Answer(t(lang, "bot.not_yours"))
-        p = Press(cb, user, chat_id, thread_id, is_admin, seat)
+        p = Press(cb, user, chat_id, thread_id, members, seat)
         async with table.lock:
             guard = self._guards.get(cb.kind)
             stop = guard(table, p) if guard is not None else None

@@ -18,6 +18,7 @@ from typing import Protocol, assert_never
 from engine.events import Event
 from engine.match import Match
 from engine.matchrecord import FORMAT, BadMatchRecord, parse_entry
+from renderers import t
 
 from . import storage as S
 from .buttons import b36
@@ -208,12 +209,25 @@ class Tables:
         for row in await self.storage.unfinished_tables():
             try:
                 table = await self.load(row)
-            except (BadMatchRecord, ValueError):
-                log.exception("table %s could not be restored", row.table_id)
+            except (BadMatchRecord, ValueError) as e:
+                await self._broken(row, e)
                 continue
             self.add(table)
             out.append(table)
         return out
+
+    async def _broken(self, row: S.TableRow, error: Exception) -> None:
+        """A stored table that does not load (its record does not replay, or its state is not
+        ours): kept as it is, but marked broken and set aside (abandoned), so that the chat can
+        open a new table; the group is told once."""
+        name = type(error).__name__
+        log.error("table %s could not be restored (%s): set aside", row.table_id, name)
+        state = dict(row.state) if isinstance(row.state, dict) else {}
+        state["broken"] = name
+        row.state, row.status = state, TableStatus.ABANDONED
+        await self.storage.save_table(row)
+        lang = (await self.chat_settings(row.chat_id)).lang
+        self.sender.post(Out(row.chat_id, t(lang, "bot.broken"), None, row.thread_id))
 
     # -- the messages a table keeps in place -------------------------------------------------
     def slot_id(self, slot: Slot) -> int | None:
