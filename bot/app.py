@@ -149,16 +149,17 @@ def command_handler(command: Command) -> Handler:
         private = chat.type == ChatType.PRIVATE
         rt = context.rt
         info = user_info(user)
-        if command.where == Where.GROUP and private:
-            rt.parts.tables.reply(
-                chat.id, None, t(info.lang or rt.parts.tables.cfg.lang, "bot.group_only")
-            )
-            return
         thread = msg.message_thread_id if msg.is_topic_message else None
-        args = tuple(context.args or ())
-        await command.handler(
-            CommandCall(chat.id, thread, info, args, TelegramMembers(context.bot))
+        call = CommandCall(
+            chat.id, thread, info, tuple(context.args or ()), TelegramMembers(context.bot)
         )
+        if not rt.parts.router.allow(call):
+            return
+        if command.where == Where.GROUP and private:
+            lang = info.lang or rt.parts.tables.cfg.lang
+            rt.parts.tables.reply(chat.id, None, t(lang, "bot.group_only"))
+            return
+        await command.handler(call)
 
     return handle
 

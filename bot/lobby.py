@@ -253,6 +253,10 @@ class Lobby:
         return ans
 
     async def _sit_press(self, table: Table, p: Press) -> Answer:
+        if table.seat_of(p.user.id) is None and not await p.members.is_member(
+            table.chat_id, p.user.id
+        ):  # a public group's lobby is seen by people who are not in it
+            return Answer(t(table.lang, "bot.members_only"), alert=True)
         seat = p.cb.seat if p.cb.op == LobbyOp.SIT else None
         return await self._changed(table, await self._sit(table, p.user, seat))
 

@@ -23,6 +23,7 @@ from typing import Protocol
 
 from renderers import t
 
+from .budget import Budgets
 from .buttons import BadCallback, Callback, Kind, Op
 from .model import TableStatus
 from .outbox import Answer
@@ -98,8 +99,9 @@ class Command:
 class Router:
     """Buttons by (kind, op), guards by kind, and commands by name."""
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, budgets: Budgets | None = None) -> None:
         self.tables = tables
+        self.budgets = budgets or Budgets()
         self._table: dict[tuple[Kind, Op], TableHandler] = {}
         self._chat: dict[tuple[Kind, Op], ChatHandler] = {}
         self._guards: dict[Kind, Guard] = {}
@@ -120,6 +122,14 @@ class Router:
         """Checked before every handler of ``kind``: an answer stops the press there."""
         self._guards[kind] = guard
 
+    def allow(self, call: CommandCall) -> bool:
+        """Whether a command fits its sender's and its chat's flood budget (else it is
+        dropped without a word)."""
+        ok = self.budgets.spend(call.user.id, call.chat_id)
+        if not ok:
+            log.info("a command from user %d dropped: over its flood budget", call.user.id)
+        return ok
+
     def command(self, name: str, handler: CommandHandler, where: Where = Where.ANY) -> None:
         assert name not in self.commands, name
         self.commands[name] = Command(name, handler, where)
@@ -135,6 +145,8 @@ class Router:
     ) -> Answer:
         """Any button press; the answer is shown as a toast (or alert, or link)."""
         lang = user.lang or "zh"
+        if not self.budgets.spend(user.id, chat_id):
+            return Answer(t(lang, "bot.slow_down"))
         try:
             cb = Callback.decode(data)
         except BadCallback:

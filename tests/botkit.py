@@ -124,8 +124,10 @@ def people(w: World, n: int = 6, lang: str = "zh", base: int = 100) -> list[SimU
 
 
 async def open_and_seat(w: World, group: SimGroup, users: list[SimUser]) -> None:
-    """``/gouji``, everyone starts the bot and takes seats 0, 1, … in order."""
+    """``/gouji``, everyone (members of the group already) starts the bot and takes seats
+    0, 1, … in order."""
     for u in users:
+        group.join_quietly(u)
         await u.send("/start")
     await users[0].send("/gouji", group)
     await w.settle()

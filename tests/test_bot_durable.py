@@ -97,6 +97,11 @@ async def test_afk_ladder_reminds_times_out_hands_to_ai_then_votes(tmp_path: Pat
         await a.press(notice, data=vote)
         await w.settle()
         s = table.st.seats[seat]
+        assert s is not None and s.user == away.id  # one vote of two others is not enough
+        assert "1/2" in "".join(b.text for b in notice.buttons)  # the notice counts it
+        await c.press(notice, data=button_data(notice, VoteOp.AI))
+        await w.settle()
+        s = table.st.seats[seat]
         assert s is not None and s.user is None  # the AI plays it to the end
         assert any("电脑打完" in m.plain for m in w.api.messages(group.id))
         await play_game(w, group, [a, c], seed=12)
@@ -109,6 +114,7 @@ async def test_a_member_takes_over_an_absent_players_seat(tmp_path: Path) -> Non
         a, away = people(w, 2)
         helper = w.api.user(777, "热心人", language_code="zh")
         await helper.send("/start")
+        await group.add_member(helper)  # a member of the group, who does not play
         await open_and_seat(w, group, [a, away])
         await press_lobby(w.api, group, a, LobbyOp.FILL)
         await start(w, group, a)

@@ -168,6 +168,7 @@ async def test_a_player_who_never_started_the_bot_joins_by_the_deep_link(tmp_pat
     async with world(tmp_path) as w:
         group = w.api.group(-1005, "g")
         host, newcomer = people(w, 2)
+        await group.add_member(newcomer)
         await host.send("/start")
         await host.send("/gouji", group)
         await w.settle()

@@ -31,6 +31,7 @@ async def _table(api: LocalBotApi, k: int) -> tuple[SimGroup, list[SimUser]]:
     group = api.group(-10_000_000 - k, f"桌{k}", admins=[api.bot_id])
     users = [api.user(10_000 + k * 10 + i, f"玩家{k}-{i}", language_code="zh") for i in range(6)]
     for u in users:
+        group.join_quietly(u)  # members of the group already
         await u.send("/start")
     await users[0].send("/gouji", group)
     return group, users

@@ -191,6 +191,7 @@ async def seat_everyone(
     """``/gouji`` by ``opener``, everyone starts the bot and takes their seat in order; the
     lobby message."""
     for u in users:
+        group.join_quietly(u)  # members of the group already
         await u.send("/start")
     await opener.send("/gouji", group)
     await api.idle()

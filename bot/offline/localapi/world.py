@@ -219,6 +219,11 @@ class SimGroup:
             out["is_forum"] = True
         return out
 
+    def join_quietly(self, user: SimUser) -> None:
+        """``user`` is a member (as if long before the bot came): no service message."""
+        if user not in self.members:
+            self.members.append(user)
+
     async def add_member(self, user: SimUser) -> None:
         if user not in self.members:
             self.members.append(user)
