@@ -157,7 +157,7 @@ class Lobby:
         lang = user.lang or "zh"
         table, seat = self._deep_link_target(c.args[0][:64] if c.args else "")
         if table is None:
-            self.sender.post(Out(user.id, help_text(lang), None))
+            self.tables.reply(user.id, None, help_text(lang))
             # a player coming back to a running game gets the hand again, or the seat the
             # table had voted to the AI
             if not await self.absence.reclaim(user):
@@ -268,8 +268,9 @@ class Lobby:
         return await self._changed(table, Answer(t(table.lang, "bot.left")))
 
     async def _rules_press(self, table: Table, p: Press) -> Answer:
-        text = rules_text(table.st.settings.rules(), table.lang)
-        self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+        self.tables.reply(
+            table.chat_id, table.thread_id, rules_text(table.st.settings.rules(), table.lang)
+        )
         return Answer()
 
     async def _opener_press(self, table: Table, p: Press) -> Answer:

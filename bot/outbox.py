@@ -47,6 +47,7 @@ class Out:
     photo_key: str = ""
     silent: bool = False
     new: bool = False  # a slot message sent anew (the old one is deleted), e.g. after /hand
+    info: bool = False  # an answer to a command (help, rules): dropped first when a chat floods
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from .workers import Workers
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 MAX_TRIES = 5
+INFO_WAITING = 3  # command answers a chat's queue holds at once (a flood of /help drops the rest)
 
 
 def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
@@ -147,6 +148,12 @@ class Sender:
     # -- posting -------------------------------------------------------------------------------
     def post(self, out: Out) -> None:
         chat = self._chats.setdefault(out.chat_id, _Chat())
+        if out.info:
+            waiting = [m for m in chat.queue if m.info]
+            if any(m.text == out.text for m in waiting):
+                return  # the same answer is on its way already
+            if len(waiting) >= INFO_WAITING:
+                chat.queue.remove(waiting[0])  # the oldest answer gives way; the game never
         if out.slot is not None and not out.new:
             for i, pending in enumerate(chat.queue):
                 if pending.slot == out.slot and not pending.new:

@@ -148,8 +148,9 @@ class Tables:
         return f"https://t.me/{self.cfg.bot_username}?start={payload}"
 
     def reply(self, chat_id: int, thread_id: int | None, text: str) -> None:
-        """A plain message (command answers), in order with the chat's other messages."""
-        self.sender.post(Out(chat_id, text, None, thread_id))
+        """A command's answer, in order with the chat's other messages (informational: under a
+        flood it gives way before the game's own messages)."""
+        self.sender.post(Out(chat_id, text, None, thread_id, info=True))
 
     # -- storage -----------------------------------------------------------------------------
     @staticmethod

@@ -235,3 +235,26 @@ async def test_a_table_that_does_not_restore_is_set_aside_and_the_chat_goes_on(
         await w.start_bot()
         await w.settle()
         assert len([m for m in w.api.messages(g.id) if "封存" in m.plain]) == 1  # told once
+
+
+async def test_a_flood_of_presses_and_commands_costs_the_group_nothing(tmp_path: Path) -> None:
+    """Attack 7: one member presses the lobby's rules button 30 times and sends /help 30 times:
+    a few answers reach the group, the rest are toasts or nothing; the lobby still works."""
+    async with world(tmp_path) as w:
+        g = w.api.group(-4300, "刷屏")
+        owner, flooder = people(w, 2, base=900)
+        await open_and_seat(w, g, [owner])
+        g.join_quietly(flooder)
+        lobby = lobby_message(w.api, g)
+        rules = button_data(lobby, LobbyOp.RULES)
+        assert rules is not None
+        before = len(w.api.messages(g.id))
+        for _ in range(30):
+            await flooder.forge(lobby, rules)
+            await flooder.send("/help", g)
+        await w.settle()
+        said = len(w.api.messages(g.id)) - before
+        assert said <= 12, said  # the burst of the budget, not 60
+        assert any("太快" in (a.text or "") for a in flooder.answers())
+        await press_lobby(w.api, g, owner, LobbyOp.FILL)  # the others are not held up
+        assert "🤖" in lobby_message(w.api, g).plain
