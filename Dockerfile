@@ -17,4 +17,8 @@ USER gouji
 VOLUME ["/data"]
 # SIGTERM stops long polling cleanly; every action was stored when it was made.
 STOPSIGNAL SIGTERM
-CMD ["python", "-m", "bot"]
+# healthy: the database writable and a successful getUpdates within the last two minutes
+HEALTHCHECK --interval=60s --timeout=10s --start-period=60s --retries=3 \
+    CMD ["python", "-m", "bot", "health"]
+# "run": without a token the container says so and exits, it never runs the offline demo
+CMD ["python", "-m", "bot", "run"]

@@ -1,4 +1,6 @@
 """``python -m bot``: the bot with ``TELEGRAM_BOT_TOKEN`` set; without it, the offline demo.
+``python -m bot run`` is the bot for real in any case (without a token it says so and exits 1:
+the container's command); ``python -m bot health`` exits 0 while the running bot is healthy.
 
 ``python -m bot demo [--seed S] [--lang zh|en] [--preset P] [--screens DIR]`` runs the demo in
 any case; ``--screens DIR`` also saves the chat screenshots there (``data/samples/`` for the
@@ -15,6 +17,7 @@ from pathlib import Path
 from engine.rules import PRESETS
 
 from .environment import Environment
+from .health import health
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument(
             "--screens", default=None, help="demo: also save bot_group.png and bot_dm.png here"
         )
+    sub.add_parser("run", help="the bot for real; refuses to start without a token")
+    sub.add_parser("health", help="exit 0 if the running bot is healthy (a HEALTHCHECK)")
     bp = sub.add_parser("bench", help="N tables at once against a local server; figures")
     bp.add_argument("--tables", type=int, default=200)
     bp.add_argument("--actions", type=int, default=12, help="actions to play at each table")
@@ -39,16 +44,20 @@ def main(argv: list[str] | None = None) -> int:
 
         return bench(args.tables, args.actions, args.seed)
     settings = Environment.from_env()
+    if args.command == "health":
+        problem = health(settings.db_path)
+        print(f"gouji: {problem}" if problem else "gouji: healthy", file=sys.stderr)
+        return 1 if problem else 0
+    real = args.command == "run" or (settings.token and args.command is None)
     logging.basicConfig(
-        level=logging.INFO if settings.token and args.command is None else logging.WARNING,
+        level=logging.INFO if real else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its lines would carry the token
-    if settings.token and args.command is None:
+    if real:
         from .runner import run_polling
 
-        run_polling(settings)
-        return 0
+        return run_polling(settings)
     from .offline.demo import run_demo
 
     screens = Path(args.screens) if args.screens else None

@@ -43,6 +43,7 @@ from renderers import clean_name, t
 from . import storage as S
 from .activity import TrackedUpdates
 from .compose import Parts, compose, resume
+from .health import Heartbeat
 from .logs import protect
 from .request import AiohttpRequest
 from .router import Command, CommandCall, Where
@@ -220,10 +221,12 @@ def build_app(
     rate_limit: bool = True,
     processes: int = 0,
     timers: LoopTimers | None = None,
+    heartbeat: Heartbeat | None = None,
 ) -> GoujiApp:
     """The bot: handlers, its parts, their sender and timers; ``processes`` worker processes
     draw the pictures and run the hard AI (0: threads); ``timers``: the tables' timers (a
-    test's manual clock; by default the event loop's). ``post_init`` resumes every
+    test's manual clock; by default the event loop's); ``heartbeat``: touched after each
+    successful getUpdates (``python -m bot health``). ``post_init`` resumes every
     unfinished table; ``post_shutdown`` closes the sender and storage."""
     protect(token)  # no log line shows it from here on
     # aiohttp instead of PTB's httpx (bot/request.py): a tenth of the CPU per call
@@ -234,7 +237,7 @@ def build_app(
         .context_types(ContextTypes(context=Context, bot_data=BotData))
         .concurrent_updates(updates)
         .request(AiohttpRequest(HTTP_CONNECTIONS))
-        .get_updates_request(AiohttpRequest(1))
+        .get_updates_request(AiohttpRequest(1, on_ok=heartbeat.beat if heartbeat else None))
     )
     if base_url:
         builder = builder.base_url(base_url)

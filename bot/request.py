@@ -13,6 +13,8 @@ environment (``HTTPS_PROXY``, ``NO_PROXY``) as with httpx.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import aiohttp
 from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
@@ -32,8 +34,10 @@ class AiohttpRequest(BaseRequest):
         write_timeout: float | None = 5.0,
         connect_timeout: float | None = 5.0,
         pool_timeout: float | None = 30.0,
+        on_ok: Callable[[], None] | None = None,
     ) -> None:
         self.connections = connections
+        self.on_ok = on_ok  # called after each answer of HTTP 200 (the polling heartbeat)
         self._read = read_timeout
         self._write = write_timeout
         self._connect = connect_timeout
@@ -97,7 +101,10 @@ class AiohttpRequest(BaseRequest):
                 data = request_data.json_parameters
         try:
             async with session.request(method, url, data=data, timeout=timeout) as response:
-                return response.status, await response.read()
+                body = await response.read()
+                if response.status == 200 and self.on_ok is not None:
+                    self.on_ok()
+                return response.status, body
         except TimeoutError as e:  # aiohttp's timeouts are TimeoutErrors
             raise TimedOut from e
         except aiohttp.ClientError as e:

@@ -1,20 +1,42 @@
 """Running the bot for real: long polling against Telegram (``python -m bot`` with a token).
-The offline world (a local Bot API server, simulated players) is in :mod:`bot.offline`; nothing
-here imports it."""
+What is wrong at start (no token, a token Telegram refuses, a server out of reach, a database
+that cannot be used) ends the process with one sentence saying what to fix and exit code 1 —
+never a traceback, never the token. The offline world (a local Bot API server, simulated
+players) is in :mod:`bot.offline`; nothing here imports it."""
 
 from __future__ import annotations
 
-from telegram import Update
+import asyncio
+import logging
+import sys
+
+from telegram import Bot, Update
+from telegram.error import InvalidToken, NetworkError, TelegramError
 
 from .app import build_app
 from .environment import Environment
-from .storage import SqliteStorage
+from .health import Heartbeat, database_problem, heartbeat_path
+from .request import AiohttpRequest
+from .storage import SqliteStorage, StorageError
 from .tables import Config
 
+log = logging.getLogger("gouji")
+NO_TOKEN = "TELEGRAM_BOT_TOKEN is not set: give the bot its token from @BotFather"
 
-def run_polling(env: Environment) -> None:
-    """The bot for real: long polling until interrupted (Ctrl-C, SIGTERM)."""
-    assert env.token
+
+def refuse(sentence: str) -> int:
+    """Say what to fix, on standard error; exit code 1."""
+    print(f"gouji: {sentence}", file=sys.stderr)
+    return 1
+
+
+def run_polling(env: Environment) -> int:
+    """The bot for real: long polling until interrupted (Ctrl-C, SIGTERM); the exit code."""
+    if not env.token:
+        return refuse(NO_TOKEN)
+    problem = database_problem(env.db_path)
+    if problem is not None:
+        return refuse(problem)
     cfg = Config(ai_delay=env.ai_delay, seed=env.seed, turn_s=env.turn_s, lang=env.lang)
     app = build_app(
         env.token,
@@ -28,8 +50,38 @@ def run_polling(env: Environment) -> None:
         # without limits) turns all pacing off
         rate_limit=env.group_pace > 0,
         processes=env.processes,
+        heartbeat=Heartbeat(heartbeat_path(env.db_path)),
     )
-    app.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
+    server = env.base_url or "Telegram's Bot API"
+    problem = asyncio.run(bot_problem(env.token, env.base_url, server))
+    if problem is not None:
+        return refuse(problem)
+    try:
+        app.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
+    except InvalidToken:  # its message quotes the token: never shown
+        return refuse(f"{server} refused the token: check TELEGRAM_BOT_TOKEN (from @BotFather)")
+    except NetworkError as e:  # timeouts included; the kind only (messages may quote the URL)
+        return refuse(
+            f"cannot reach {server} ({type(e).__name__}): check the network or TELEGRAM_BASE_URL"
+        )
+    except StorageError as e:
+        return refuse(f"the database {env.db_path} cannot be used ({type(e).__name__})")
+    return 0
+
+
+async def bot_problem(token: str, base_url: str | None, server: str) -> str | None:
+    """None if the Bot API at ``base_url`` answers getMe for ``token``; else what to fix."""
+    request = AiohttpRequest(1)
+    bot = Bot(token, base_url=base_url or "https://api.telegram.org/bot", request=request)
+    try:
+        async with bot:  # initialize: getMe
+            return None
+    except InvalidToken:  # its message quotes the token: never shown
+        return f"{server} refused the token: check TELEGRAM_BOT_TOKEN (from @BotFather)"
+    except NetworkError as e:  # timeouts included; the kind only (messages may quote the URL)
+        return f"cannot reach {server} ({type(e).__name__}): check the network or TELEGRAM_BASE_URL"
+    except TelegramError as e:
+        return f"{server} answered getMe with an error ({type(e).__name__})"
 
 
 def file_url(base_url: str | None) -> str | None:
