@@ -46,7 +46,7 @@ from .compose import Parts, compose, resume
 from .health import Heartbeat
 from .logs import protect
 from .request import AiohttpRequest
-from .router import Command, CommandCall, Where
+from .router import Command, CommandCall, Members, Where
 from .sender import Sender, markup
 from .tables import Config, UserInfo
 from .timers import LoopTimers
@@ -140,6 +140,21 @@ class TelegramMembers:
         return member is not None and member.status in (*ADMINS, ChatMemberStatus.MEMBER)
 
 
+class AnonymousAdmin:
+    """An anonymous admin of ``chat_id`` (Telegram names them all GroupAnonymousBot): an admin
+    there, whatever getChatMember says of that shared account."""
+
+    def __init__(self, members: Members, chat_id: int) -> None:
+        self.members = members
+        self.chat_id = chat_id
+
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        return chat_id == self.chat_id or await self.members.is_admin(chat_id, user_id)
+
+    async def is_member(self, chat_id: int, user_id: int) -> bool:
+        return chat_id == self.chat_id or await self.members.is_member(chat_id, user_id)
+
+
 def command_handler(command: Command) -> Handler:
     """The one preamble of every command: who, where, with which arguments."""
 
@@ -151,13 +166,18 @@ def command_handler(command: Command) -> Handler:
         rt = context.rt
         info = user_info(user)
         thread = msg.message_thread_id if msg.is_topic_message else None
-        call = CommandCall(
-            chat.id, thread, info, tuple(context.args or ()), TelegramMembers(context.bot)
-        )
+        members: Members = TelegramMembers(context.bot)
+        lang = info.lang or rt.parts.tables.cfg.lang
+        if msg.sender_chat is not None:  # posted as a chat, not as a person
+            if command.people_only:
+                rt.parts.tables.reply(chat.id, thread, t(lang, "bot.as_yourself"))
+                return
+            if msg.sender_chat.id == chat.id:  # an anonymous admin of this group
+                members = AnonymousAdmin(members, chat.id)
+        call = CommandCall(chat.id, thread, info, tuple(context.args or ()), members)
         if not rt.parts.router.allow(call):
             return
         if command.where == Where.GROUP and private:
-            lang = info.lang or rt.parts.tables.cfg.lang
             rt.parts.tables.reply(chat.id, None, t(lang, "bot.group_only"))
             return
         await command.handler(call)

@@ -37,11 +37,11 @@ class Lobby:
         self.timers = tables.timers
 
     def register(self, router: Router) -> None:
-        router.command("gouji", self._cmd_gouji)
-        router.command("join", self._cmd_join, Where.GROUP)
-        router.command("leave", self._cmd_leave, Where.GROUP)
+        router.command("gouji", self._cmd_gouji, people_only=True)
+        router.command("join", self._cmd_join, Where.GROUP, people_only=True)
+        router.command("leave", self._cmd_leave, Where.GROUP, people_only=True)
         router.command("stop", self._cmd_stop, Where.GROUP)
-        router.command("start", self._cmd_start)
+        router.command("start", self._cmd_start, people_only=True)
         router.guard(Kind.LOBBY, self._guard)
         router.on(Kind.LOBBY, LobbyOp.SIT, self._sit_press)
         router.on(Kind.LOBBY, LobbyOp.SIT_ANY, self._sit_press)

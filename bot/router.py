@@ -94,6 +94,7 @@ class Command:
     name: str
     handler: CommandHandler
     where: Where
+    people_only: bool  # refused to a channel identity or an anonymous admin (they cannot sit)
 
 
 class Router:
@@ -130,9 +131,16 @@ class Router:
             log.info("a command from user %d dropped: over its flood budget", call.user.id)
         return ok
 
-    def command(self, name: str, handler: CommandHandler, where: Where = Where.ANY) -> None:
+    def command(
+        self,
+        name: str,
+        handler: CommandHandler,
+        where: Where = Where.ANY,
+        *,
+        people_only: bool = False,
+    ) -> None:
         assert name not in self.commands, name
-        self.commands[name] = Command(name, handler, where)
+        self.commands[name] = Command(name, handler, where, people_only)
 
     # -- dispatching -------------------------------------------------------------------------
     async def press(

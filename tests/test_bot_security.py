@@ -258,3 +258,27 @@ async def test_a_flood_of_presses_and_commands_costs_the_group_nothing(tmp_path:
         assert any("太快" in (a.text or "") for a in flooder.answers())
         await press_lobby(w.api, g, owner, LobbyOp.FILL)  # the others are not held up
         assert "🤖" in lobby_message(w.api, g).plain
+
+
+async def test_posts_as_a_chat_are_not_people_and_anonymous_admins_are_admins(
+    tmp_path: Path,
+) -> None:
+    """Attack 12: every post "as the channel" shares one sender; an anonymous admin is one."""
+    async with world(tmp_path) as w:
+        g = w.api.group(-4400, "身份")
+        (owner,) = people(w, 1, base=950)
+        await owner.send("/start")
+        await owner.send("/gouji", g)
+        await w.settle()
+        table = w.table(g)
+        await g.send_as_chat("/gouji", channel=True)
+        await g.send_as_chat("/join")
+        await w.settle()
+        assert any("自己的身份" in m.plain for m in w.api.messages(g.id))  # said (once: coalesced)
+        assert table.humans() == [(0, table.st.seats[0])]  # nobody new sat down
+        await g.send_as_chat("/stop", channel=True)  # a channel is not the opener, nor an admin
+        await w.settle()
+        assert w.parts.tables.at(g.id, None) is table
+        await g.send_as_chat("/stop")  # an anonymous admin may stop it
+        await w.settle()
+        assert w.parts.tables.at(g.id, None) is None

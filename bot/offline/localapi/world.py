@@ -219,6 +219,19 @@ class SimGroup:
             out["is_forum"] = True
         return out
 
+    async def send_as_chat(self, text: str, *, channel: bool = False) -> None:
+        """A command posted not by a person: by an anonymous admin of this group (Telegram sends
+        it from GroupAnonymousBot with the group as ``sender_chat``), or as a linked channel
+        (from Channel_Bot, the channel as ``sender_chat``)."""
+        sender = CHANNEL_CHAT if channel else self.chat_json()
+        body = self._world.incoming(self, None, {"text": text})
+        body["from"] = CHANNEL_BOT if channel else GROUP_ANONYMOUS_BOT
+        body["sender_chat"] = sender
+        command = text.split(maxsplit=1)[0]
+        body["entities"] = [{"type": "bot_command", "offset": 0, "length": utf16_len(command)}]
+        self._world.push_update({"message": body})
+        await asyncio.sleep(0)
+
     def join_quietly(self, user: SimUser) -> None:
         """``user`` is a member (as if long before the bot came): no service message."""
         if user not in self.members:
@@ -278,6 +291,20 @@ class SimGroup:
 
 
 Chat = SimUser | SimGroup
+# The accounts Telegram sends posts from when they are not a person's (Bot API "sender_chat")
+GROUP_ANONYMOUS_BOT: JSON = {
+    "id": 1087968824,
+    "is_bot": True,
+    "first_name": "Group",
+    "username": "GroupAnonymousBot",
+}
+CHANNEL_BOT: JSON = {
+    "id": 136817688,
+    "is_bot": True,
+    "first_name": "Channel",
+    "username": "Channel_Bot",
+}
+CHANNEL_CHAT: JSON = {"id": -1009999999999, "type": "channel", "title": "某个频道"}
 _ADMIN_CAN = ("can_manage_chat", "can_delete_messages", "can_restrict_members", "can_change_info",
               "can_invite_users", "can_pin_messages")  # fmt: skip
 _ADMIN_CANNOT = ("can_be_edited", "is_anonymous", "can_manage_video_chats", "can_promote_members",
