@@ -25,7 +25,6 @@ from telegram import (
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     CallbackContext,
@@ -237,7 +236,7 @@ def build_app(
     base_url: str | None = None,
     base_file_url: str | None = None,
     group_interval: float = 3.0,
-    private_interval: float = 0.5,
+    private_interval: float = 1.0,
     rate_limit: bool = True,
     processes: int = 0,
     timers: LoopTimers | None = None,
@@ -263,11 +262,10 @@ def build_app(
         builder = builder.base_url(base_url)
     if base_file_url:
         builder = builder.base_file_url(base_file_url)
-    if rate_limit:
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
     app: GoujiApp = builder.post_init(post_init).post_shutdown(post_shutdown).build()
-    # the sender keeps a little under AIORateLimiter's 30 calls a second to chats, so that calls
-    # wait in the sender (where a message's newer content replaces it) rather than there
+    # Telegram's limits are kept by the sender alone: about 30 calls a second over all chats,
+    # each chat paced on its own, and a flood wait (429) waited out by that chat's queue only —
+    # never a pause of every call (PTB's AIORateLimiter pauses them all, answers included)
     overall = OVERALL_PER_S if rate_limit else 0.0
     workers = Workers(processes)
     sender = Sender(app.bot, group_interval, private_interval, workers, overall)
@@ -280,7 +278,7 @@ def build_app(
         else:  # 403 in a group: the bot is no longer in it, even if that update was not seen
             await parts.tables.bot_removed(chat_id)
 
-    sender.bind(parts.tables, refused)
+    sender.bind(parts.tables, refused, storage, parts.tables.chat_migrated)
     app.bot_data.rt = Runtime(parts, sender, workers, timers, updates)
     # every command of every part (the router's table), then buttons and chat changes
     for command in parts.router.commands.values():

@@ -22,7 +22,7 @@ class Environment:
     seed: int | None = None  # GOUJI_SEED: reproducible deals (tests, demos)
     ai_delay: float = 1.2  # GOUJI_AI_DELAY: seconds between AI moves
     group_pace: float = 3.0  # GOUJI_PACE "group,private": seconds between calls to one chat
-    private_pace: float = 0.5
+    private_pace: float = 1.0  # Telegram: about one message a second to one private chat
     turn_s: float | None = None  # GOUJI_TURN_S: overrides every chat's turn timer
     processes: int = 2  # GOUJI_WORKERS: processes drawing pictures and running the hard AI
 
@@ -39,7 +39,7 @@ class Environment:
             seed=int(env["GOUJI_SEED"]) if env.get("GOUJI_SEED", "").isdigit() else None,
             ai_delay=_float(env.get("GOUJI_AI_DELAY"), 1.2),
             group_pace=pace[0] if pace else 3.0,
-            private_pace=pace[1] if len(pace) > 1 else 0.5,
+            private_pace=pace[1] if len(pace) > 1 else 1.0,
             turn_s=_float(env.get("GOUJI_TURN_S"), 0.0) or None,
             processes=int(env["GOUJI_WORKERS"]) if env.get("GOUJI_WORKERS", "").isdigit() else 2,
         )

@@ -21,6 +21,8 @@ from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
+UPLOAD_TIMEOUT = 30.0  # seconds to write an upload, and to read its answer (PTB's media: 20)
+
 
 class AiohttpRequest(BaseRequest):
     """One aiohttp session with up to ``connections`` connections; a call waits up to
@@ -78,6 +80,13 @@ class AiohttpRequest(BaseRequest):
         connect = self._connect if isinstance(connect_timeout, DefaultValue) else connect_timeout
         pool = self._pool if isinstance(pool_timeout, DefaultValue) else pool_timeout
         write = self._write if isinstance(write_timeout, DefaultValue) else write_timeout
+        if request_data is not None and request_data.multipart_data:
+            # an upload (a picture of up to ~200 KB) on a slow link: time to send it and for
+            # the server to take it in, unless the caller said otherwise
+            if isinstance(write_timeout, DefaultValue):
+                write = UPLOAD_TIMEOUT
+            if isinstance(read_timeout, DefaultValue):
+                read = UPLOAD_TIMEOUT
         # aiohttp has no write timeout of its own: the whole call is bounded by the sum of its
         # parts instead; its "connect" includes the wait for a free connection
         parts = (pool, connect, write, read)

@@ -46,8 +46,8 @@ def run_polling(env: Environment) -> int:
         base_file_url=file_url(env.base_url),
         group_interval=env.group_pace,
         private_interval=env.private_pace,
-        # Telegram's own limits are kept by AIORateLimiter; GOUJI_PACE=0 (a local test server
-        # without limits) turns all pacing off
+        # the sender keeps Telegram's limits; GOUJI_PACE=0 (a local test server without
+        # limits) turns all pacing off
         rate_limit=env.group_pace > 0,
         processes=env.processes,
         heartbeat=Heartbeat(heartbeat_path(env.db_path)),

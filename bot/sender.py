@@ -12,7 +12,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from telegram import (
@@ -24,7 +24,14 @@ from telegram import (
     Message,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
 
 from .keyboards import Keyboard
 from .outbox import Out, Slot
@@ -99,6 +106,22 @@ class SlotStore(Protocol):
     async def slot_sent(self, slot: Slot, message_id: int) -> None: ...
 
 
+class UploadStore(Protocol):
+    """Where pictures' file_ids are kept (:class:`bot.storage.Storage`)."""
+
+    async def get_upload(self, digest: str) -> str | None: ...
+
+    async def save_upload(self, digest: str, file_id: str) -> None: ...
+
+
+class _NoUploads:
+    async def get_upload(self, digest: str) -> str | None:
+        return None
+
+    async def save_upload(self, digest: str, file_id: str) -> None:
+        return None
+
+
 class _NoSlots:
     def slot_id(self, slot: Slot) -> int | None:
         return None
@@ -108,6 +131,10 @@ class _NoSlots:
 
 
 async def _ignore(chat_id: int) -> None:
+    return None
+
+
+async def _ignore_move(old: int, new: int) -> None:
     return None
 
 
@@ -127,6 +154,11 @@ class Sender:
         self.bot = bot
         self.workers = workers or Workers()  # pictures are drawn there
         self.slots: SlotStore = _NoSlots()
+        self.on_migrated: Callable[[int, int], Awaitable[None]] = _ignore_move
+        self._moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
+        self.uploads: UploadStore = _NoUploads()
+        self._file_ids: dict[str, str] = {}  # picture digest → file_id (a cache of uploads)
+        self.uploaded_bytes = 0
         self.on_refused: Callable[[int], Awaitable[None]] = _ignore
         self.group_interval = group_interval  # ≤ 20 calls a minute in a group (Telegram)
         self.private_interval = private_interval  # quick taps in a DM coalesce into one edit
@@ -139,11 +171,22 @@ class Sender:
         self.calls = 0
         self.errors = 0
 
-    def bind(self, slots: SlotStore, on_refused: Callable[[int], Awaitable[None]]) -> None:
+    def bind(
+        self,
+        slots: SlotStore,
+        on_refused: Callable[[int], Awaitable[None]],
+        uploads: UploadStore | None = None,
+        on_migrated: Callable[[int, int], Awaitable[None]] | None = None,
+    ) -> None:
         """Slots' message ids are kept by ``slots``; a chat answering 403 is reported to
-        ``on_refused`` (a private chat: the player blocked the bot; a group: it left)."""
+        ``on_refused`` (a private chat: the player blocked the bot; a group: it left); the
+        file_ids of uploaded pictures are kept by ``uploads``."""
         self.slots = slots
         self.on_refused = on_refused
+        if uploads is not None:
+            self.uploads = uploads
+        if on_migrated is not None:
+            self.on_migrated = on_migrated
 
     # -- posting -------------------------------------------------------------------------------
     def post(self, out: Out) -> None:
@@ -209,11 +252,22 @@ class Sender:
                 finally:
                     self._delivering -= 1
                 chat.last = time.monotonic()
+                new_id = self._moved.pop(chat_id, None)
+                if new_id is not None:
+                    await self._follow(chat_id, new_id, [out, *chat.queue])
+                    chat.queue.clear()
         finally:
             # idle once no chat has a message waiting or on its way (another chat's worker may
             # still be delivering the last message it took)
             if not self._delivering and all(not c.queue for c in self._chats.values()):
                 self._idle.set()
+
+    async def _follow(self, old: int, new: int, outs: list[Out]) -> None:
+        """A group became a supergroup: its tables move (``on_migrated``), and the message
+        that met the move and every one queued behind it go to the new chat, in order."""
+        await self.on_migrated(old, new)
+        for out in outs:
+            self.post(replace(out, chat_id=new))
 
     async def _deliver(self, out: Out) -> None:
         slot = out.slot
@@ -234,22 +288,25 @@ class Sender:
         kb = markup(out.keyboard)
         if out.photo is not None:
             data = await self.workers.run(out.photo)
-            return await self._call(
-                out.chat_id,
-                lambda: self.bot.send_photo(
+            key, known = await self._known(data)
+
+            def send(photo: bytes | str) -> Awaitable[object]:
+                return self.bot.send_photo(
                     out.chat_id,
-                    photo=data,
+                    photo=photo,
                     filename="gouji.png",
                     caption=out.text,
                     parse_mode=ParseMode.HTML,
                     reply_markup=kb,
                     message_thread_id=out.thread_id,
                     disable_notification=out.silent,
-                ),
-            )
+                )
+
+            return await self._with_upload(out.chat_id, key, data, known, send, once=True)
         return await self._call(
             out.chat_id,
-            lambda: self.bot.send_message(
+            once=True,
+            make=lambda: self.bot.send_message(
                 out.chat_id,
                 out.text,
                 parse_mode=ParseMode.HTML,
@@ -269,15 +326,17 @@ class Sender:
             if photo_msg and (shown is None or shown.photo_key != out.photo_key or not shown.photo):
                 assert out.photo is not None
                 data = await self.workers.run(out.photo)
-                media = InputMediaPhoto(
-                    data, caption=out.text, parse_mode=ParseMode.HTML, filename="gouji.png"
-                )
-                reached = await self._call(
-                    out.chat_id,
-                    lambda: self.bot.edit_message_media(
+                key, known = await self._known(data)
+
+                def edit(photo: bytes | str) -> Awaitable[object]:
+                    media = InputMediaPhoto(
+                        photo, caption=out.text, parse_mode=ParseMode.HTML, filename="gouji.png"
+                    )
+                    return self.bot.edit_message_media(
                         media, chat_id=out.chat_id, message_id=msg_id, reply_markup=kb
-                    ),
-                )
+                    )
+
+                reached = await self._with_upload(out.chat_id, key, data, known, edit)
             elif photo_msg:
                 reached = await self._call(
                     out.chat_id,
@@ -314,11 +373,51 @@ class Sender:
         self._shown[out.slot] = _Shown(photo_msg, out.photo_key, now)
         return True
 
-    async def _call(self, chat_id: int, make: Callable[[], Awaitable[object]]) -> Message | bool:
+    async def _known(self, data: bytes) -> tuple[str, str | None]:
+        """A picture's digest, and the file_id Telegram gave the same bytes before (if any)."""
+        key = hashlib.blake2b(data, digest_size=16).hexdigest()
+        known = self._file_ids.get(key)
+        if known is None:
+            known = await self.uploads.get_upload(key)
+            if known is not None:
+                self._file_ids[key] = known
+        return key, known
+
+    async def _with_upload(
+        self,
+        chat_id: int,
+        key: str,
+        data: bytes,
+        known: str | None,
+        call: Callable[[bytes | str], Awaitable[object]],
+        once: bool = False,
+    ) -> Message | bool:
+        """``call`` with the picture by its file_id when Telegram has it, else uploaded (and
+        its new file_id remembered); a file_id Telegram no longer knows is uploaded again."""
+        if known is not None:
+            try:
+                return await self._call(chat_id, lambda: call(known), once=once)
+            except BadRequest as e:
+                if "file" not in e.message.lower():
+                    raise
+                log.info("a cached picture was refused (%s): uploading it", e.message)
+                self._file_ids.pop(key, None)
+        self.uploaded_bytes += len(data)
+        result = await self._call(chat_id, lambda: call(data), once=once)
+        if isinstance(result, Message) and result.photo:
+            file_id = result.photo[-1].file_id
+            self._file_ids[key] = file_id
+            await self.uploads.save_upload(key, file_id)
+        return result
+
+    async def _call(
+        self, chat_id: int, make: Callable[[], Awaitable[object]], once: bool = False
+    ) -> Message | bool:
         """One Bot API call with retries: flood waits (429) waited out, network errors retried;
         a chat that refuses (403: a player blocked the bot, or it left a group) is reported
         (False); BadRequest goes to the caller. The sent message, or True for an edit that went
-        through."""
+        through. ``once``: a call that makes a new message is not repeated after a timeout
+        (it may have arrived: a second try would post it twice)."""
         for attempt in range(MAX_TRIES):
             try:
                 self.calls += 1
@@ -336,11 +435,19 @@ class Sender:
                 return False
             except ChatMigrated as e:
                 log.warning("chat %d moved to %d", chat_id, e.new_chat_id)
+                self._moved[chat_id] = e.new_chat_id  # the chat's messages follow it (_run)
                 return False
             except BadRequest:
                 raise
+            except TimedOut:
+                if once:  # sent or not, nobody can tell: better lost than twice
+                    self.errors += 1
+                    log.warning("a new message to chat %d timed out: not sent again", chat_id)
+                    return False
+                log.warning("call to chat %d timed out, retrying", chat_id)
+                await asyncio.sleep(0.5 * (attempt + 1))
             except TelegramError as e:
-                # timeouts, network errors, a server answering 5xx or garbage: try again
+                # network errors, a server answering 5xx or garbage: try again
                 log.warning("call to chat %d failed (%s), retrying", chat_id, type(e).__name__)
                 await asyncio.sleep(0.5 * (attempt + 1))
         self.errors += 1

@@ -126,6 +126,12 @@ class Storage(Protocol):
     async def games(self, chat_id: int, limit: int = 20) -> list[dict[str, Any]]:
         """The chat's game records, newest first."""
 
+    async def get_upload(self, digest: str) -> str | None:
+        """The file_id of a picture uploaded before (by the digest of its bytes)."""
+
+    async def save_upload(self, digest: str, file_id: str) -> None:
+        """Remember a picture's file_id (the first one stays)."""
+
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
         """A group became a supergroup: its settings, tables and games move to the new id (a
         settings row the new chat already has is kept). `TableExists`, nothing moved, if both
@@ -160,7 +166,14 @@ CREATE TABLE games (
 CREATE INDEX games_chat ON games (chat_id, created_at);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1,)
+# Version 2: pictures the bot has uploaded, by a digest of their bytes, with the file_id
+# Telegram gave them (sent again by file_id, not uploaded again).
+_V2 = """
+CREATE TABLE uploads (digest TEXT PRIMARY KEY, file_id TEXT NOT NULL, created_at REAL NOT NULL)
+    WITHOUT ROWID;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 
 _TABLE_COLUMNS = (
     "table_id, chat_id, thread_id, status, opener, state, version, created_at, updated_at"
@@ -540,6 +553,17 @@ class SqliteStorage:
             (chat_id, limit),
         )
         return [_loads(r[0]) for r in rows]
+
+    async def get_upload(self, digest: str) -> str | None:
+        row = await self._first("SELECT file_id FROM uploads WHERE digest = ?", (digest,))
+        return str(row[0]) if row else None
+
+    async def save_upload(self, digest: str, file_id: str) -> None:
+        async with self._unit() as db:
+            await db.execute(
+                "INSERT OR IGNORE INTO uploads (digest, file_id, created_at) VALUES (?, ?, ?)",
+                (digest, file_id, time.time()),
+            )
 
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
         if old_chat_id == new_chat_id:

@@ -24,7 +24,7 @@ from .botprocess import BotProcess
 from .localapi import LocalBotApi, SimGroup, SimUser
 from .simplayers import SimPlayer, press_lobby
 
-KNOBS = {"GOUJI_AI_DELAY": "0", "GOUJI_PACE": "3,0.5", "GOUJI_TURN_S": "3600"}
+KNOBS = {"GOUJI_AI_DELAY": "0", "GOUJI_PACE": "3,1", "GOUJI_TURN_S": "3600"}
 
 
 async def _table(api: LocalBotApi, k: int) -> tuple[SimGroup, list[SimUser]]:
