@@ -9,9 +9,9 @@ import random
 from test_ai_blind import _twin_pairs
 
 from engine.ai import decide
+from engine.ai.deals import deal_hidden
 from engine.ai.inference import Checks, Choice, agrees, recent_choices
 from engine.ai.knowledge import from_view
-from engine.ai.search import deal_hidden
 from engine.game import Game
 from engine.match import Match
 from engine.rules import Rules

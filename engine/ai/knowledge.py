@@ -27,7 +27,9 @@ Asked = tuple[int, Play, tuple[int, ...]]  # (seat, a top it was asked about, ca
 
 @dataclass
 class Knowledge:
-    """The deciding seat's picture of the play phase (mutable lists, owned by the caller)."""
+    """The deciding seat's picture of the play phase. Its lists belong to whoever built it;
+    the AI's functions only read a Knowledge given to them (and build a new one, with
+    :func:`dataclasses.replace`, where they need other facts)."""
 
     seat: int
     rules: Rules
@@ -63,16 +65,17 @@ class Knowledge:
     sat_out: tuple[tuple[int, Play], ...] = ()
     # Per seat and rank, a bit (``1 << n``) for each count ``n`` of that rank the seat's
     # answers and passes in the whole game say it does not hold (see :func:`group_evidence`).
-    # None where nothing is known. Only the hard level's deals read it: its search fills it
-    # in (the normal level does not spend the pass over the log).
+    # None where not read: only the hard level's deals read it, and its search reads it into
+    # its own copy of the knowledge (the normal level does not spend the pass over the log).
     not_held: list[list[int]] | None = None
     # (seat, top, cards it has played since) for each time a seat was asked about a top in
     # the whole game (see :func:`could_beat`): its hand then beat it. None where not read:
-    # only the hard level's deals read it, and its search fills it in.
+    # only the hard level's deals read it, and its search reads it into its own copy.
     beat_then: tuple[Asked, ...] | None = None
     # Every card of the four decks was dealt (a real game, not a position set up with fewer):
     # the unseen cards no live hand holds are then dead hands — a revolutionary's, a smothered
-    # player's, a failed burner's — and hold no joker (§5.4 §7 §8). Read by the hard level.
+    # player's, a failed burner's — and hold no joker (§5.4 §7 §8). Set by the hard level's
+    # search in its own copy.
     all_dealt: bool = False
 
     @property
@@ -270,7 +273,7 @@ def group_evidence(log: Sequence[Action], rules: Rules) -> list[list[int]]:
     by a seat other than its owner's 对头 are burn claims (§7) and say nothing; nor do tops
     with jokers (no plain group beats them), nor anything under ``kill_big_joker`` (§13).
     The one exception, a bound seat passing up its last group before the 3s (§8), is left to
-    the deals (:func:`~engine.ai.search.deal_hidden`)."""
+    the deals (:func:`~engine.ai.deals.deal_hidden`)."""
     out = [[0] * NRANKS for _ in range(6)]
     if rules.kill_big_joker:
         return out
