@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..actions import Action
 from ..cards import DECK_COUNTS, NRANKS, THREE, contains, parse
@@ -43,7 +43,7 @@ class Choice:
     """A hidden seat's past action and what it saw then, its hand left out."""
 
     action: Action
-    k: Knowledge  # its knowledge then, the hand (and so the pool) filled in by each check
+    k: Knowledge  # its knowledge then, without its hand: each check adds one to a copy
     unseen: tuple[int, ...]  # every card not played then
     later: tuple[int, ...]  # the cards it has played since, this action's included
     top: Play | None
@@ -191,10 +191,10 @@ def agrees(c: Choice, hand: list[int], rng: random.Random) -> bool:
     """Would the normal policy, holding ``hand`` now (so its cards then: these and those it
     has played since), have made the seat's choice ``c``?"""
     then = [h + x for h, x in zip(hand, c.later, strict=True)]
-    k = c.k  # filled in with this hand: the policy only reads it
-    k.hand = then
-    k.pool = [p - h if p > h else 0 for p, h in zip(c.unseen, then, strict=True)]
-    k.counts[k.seat] = sum(then)
+    counts = list(c.k.counts)
+    counts[c.k.seat] = sum(then)
+    pool = [p - h if p > h else 0 for p, h in zip(c.unseen, then, strict=True)]
+    k = replace(c.k, hand=then, pool=pool, counts=counts)  # c.k stays as it was
     act = c.action
     if c.top is None:  # a lead
         plays: tuple[Play, ...] = ()
