@@ -2,7 +2,7 @@
 (engine.ai.rollout), what leads, plays and auto passes say about hands (lead floors, spent
 ranks, seats that cannot beat the top: engine.ai.knowledge), deals that respect them and look
 like real hands (engine.ai.deals, engine.ai.mixing), and the speed paths under the search
-(legal.can_beat, estimate.draw, shared plays)."""
+(legal.can_beat, estimate.Pool, shared plays)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import random
 from engine.actions import Action
 from engine.ai import decide, mixing
 from engine.ai.deals import MIX, _deal_by_evidence, deal_hidden
-from engine.ai.estimate import draw
+from engine.ai.estimate import Pool
 from engine.ai.knowledge import (
     could_beat,
     declined,
@@ -466,14 +466,14 @@ def test_unkeepable_spent_ranks_are_given_anyway() -> None:
 
 def test_draw_is_a_hand_from_the_cards() -> None:
     rng = random.Random(3)
-    cards = [r for r in range(NRANKS) for _ in range(3)]
+    cards = Pool([3] * NRANKS)
     seen = [0] * NRANKS
     for _ in range(3000):
-        hand = draw(cards, 5, rng)
+        hand = cards.draw(5, rng)
         assert sum(hand) == 5 and all(0 <= n <= 3 for n in hand)
         for r in range(NRANKS):
             seen[r] += hand[r]
-    assert sorted(cards) == [r for r in range(NRANKS) for _ in range(3)]  # reordered only
+    assert sorted(cards.cards) == [r for r in range(NRANKS) for _ in range(3)]  # reordered only
     assert min(seen) > 0.85 * 1000 and max(seen) < 1.15 * 1000  # every rank about 1/15
 
 

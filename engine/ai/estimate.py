@@ -8,6 +8,7 @@ in the whole pool beats it), then a few sampled hands.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from ..cards import NRANKS, THREE
 from ..legal import can_beat, duty_feasible
@@ -19,30 +20,36 @@ SAMPLES = 10  # sampled hands per opponent
 PENULT_LIKELY = 0.5  # a top is taken for a penultimate play from this chance on
 
 
-def pool_list(pool: list[int]) -> list[int]:
-    return [r for r in range(NRANKS) for _ in range(pool[r])]
+class Pool:
+    """The cards of a pool (counts by rank) as a list of ranks, to draw hands from. Each draw is
+    a partial Fisher–Yates shuffle of the list this object owns, so it costs only the cards
+    drawn (the hot path of estimates and rollouts), and each draw starts from the order the
+    last one left."""
+
+    __slots__ = ("cards",)
+
+    def __init__(self, pool: Sequence[int]) -> None:
+        self.cards = [r for r in range(NRANKS) for _ in range(pool[r])]
+
+    def draw(self, n: int, rng: random.Random) -> list[int]:
+        """A hand of ``n`` cards drawn uniformly without replacement, as counts by rank."""
+        cards = self.cards
+        hand = [0] * NRANKS
+        m = len(cards)
+        rand = rng.random
+        for i in range(min(n, m)):
+            j = i + int(rand() * (m - i))
+            cards[i], cards[j] = cards[j], cards[i]
+            hand[cards[i]] += 1
+        return hand
 
 
-def draw(cards: list[int], n: int, rng: random.Random) -> list[int]:
-    """A hand of ``n`` cards drawn uniformly without replacement from ``cards`` (a list of
-    ranks, reordered in place: a partial Fisher–Yates shuffle, the hot path of estimates and
-    rollouts), as counts by rank."""
-    hand = [0] * NRANKS
-    m = len(cards)
-    rand = rng.random
-    for i in range(min(n, m)):
-        j = i + int(rand() * (m - i))
-        cards[i], cards[j] = cards[j], cards[i]
-        hand[cards[i]] += 1
-    return hand
-
-
-def _sample_beats(cards: list[int], n: int, play: Play, kbj: bool, rng: random.Random) -> float:
+def _sample_beats(cards: Pool, n: int, play: Play, kbj: bool, rng: random.Random) -> float:
     if n <= 0 or n < play.size:
         return 0.0
     hits = 0
     for _ in range(SAMPLES):
-        if can_beat(draw(cards, n, rng), play, kbj):
+        if can_beat(cards.draw(n, rng), play, kbj):
             hits += 1
     return hits / SAMPLES
 
@@ -56,7 +63,7 @@ def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None
         return 0.0
     if gouji is None:
         gouji = play.gouji and not k.four_way and not k.headless[k.seat]
-    cards = pool_list(k.pool)
+    cards = Pool(k.pool)
     me = k.seat
     miss = 1.0
     for s in range(6):
@@ -113,15 +120,16 @@ def burn_success_chance(k: Knowledge, burner: int, rng: random.Random) -> float:
     """The chance that the burning ``burner`` can meet the burn duty (§7) with its hidden hand,
     if its leads stand: hands of its count drawn from the pool (a 3 kept under 憋3)."""
     n = k.counts[burner]
-    cards = pool_list(k.pool)
+    pool = list(k.pool)
     bound = k.rules.bie3 and not k.threes_played[burner]
-    if bound and THREE in cards:
-        cards.remove(THREE)
+    if bound and pool[THREE]:
+        pool[THREE] -= 1
         n -= 1
-    n = min(max(n, 0), len(cards))
+    cards = Pool(pool)
+    n = min(max(n, 0), len(cards.cards))
     hits = 0
     for _ in range(SAMPLES):
-        hand = draw(cards, n, rng)
+        hand = cards.draw(n, rng)
         if bound:
             hand[THREE] += 1
         if duty_feasible(hand, bound):
