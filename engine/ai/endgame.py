@@ -30,7 +30,7 @@ from ..seats import ccw, team
 from ..vocab import Do
 
 NODE_LIMIT = 20_000  # positions per call before giving up, by default (some 0.5 s of Python)
-EMPTY: tuple[int, ...] = (0,) * NRANKS
+EMPTY: tuple[int, ...] = (0,) * NRANKS  # the hand of a seat out of play (its cards dead)
 WORST, BEST = -13, 13  # outside every score (±12, §10)
 
 

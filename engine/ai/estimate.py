@@ -16,8 +16,10 @@ from ..plays import Play
 from ..seats import opposite, team
 from .knowledge import Knowledge
 
-SAMPLES = 10  # sampled hands per opponent
+SAMPLES = 10  # sampled hands per opponent and estimate: cheap enough to run in rollouts
 PENULT_LIKELY = 0.5  # a top is taken for a penultimate play from this chance on
+PENULT_GUESS = 3  # a bound seat with this few cards (and as many unseen 3s) is taken for 3s only
+BURN_WEIGHT = 0.5  # an opponent who may only burn a 够级 play (§7) may well not: half weight
 
 
 class Pool:
@@ -57,7 +59,7 @@ def _sample_beats(cards: Pool, n: int, play: Play, kbj: bool, rng: random.Random
 def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None = None) -> float:
     """Chance that some opponent who may answer ``play`` (if it were on top, owned by
     ``k.seat``) can beat it. For a 够级 play (§6.2) the 对头 answers and the other opponents
-    may burn (§7), counted at half weight; otherwise every active opponent may answer."""
+    may burn (§7), counted at :data:`BURN_WEIGHT`; otherwise every active opponent may answer."""
     kbj = k.rules.kill_big_joker
     if not can_beat(k.pool, play, kbj):
         return 0.0
@@ -73,7 +75,7 @@ def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None
         if gouji and s != opposite(me) and not k.headless[s]:
             if not k.rules.burn:
                 continue
-            weight = 0.5
+            weight = BURN_WEIGHT
         p = _sample_beats(cards, k.counts[s], play, kbj, rng)
         miss *= 1.0 - weight * p
     return 1.0 - miss
@@ -106,14 +108,14 @@ def penult_chance(k: Knowledge, seat: int) -> float:
 def likely_penultimate(k: Knowledge, seat: int) -> bool:
     """Is ``seat``'s play on top probably its penultimate one (§8)? Players keep their 3s to
     the end, so a bound seat with only a few cards left (no more than the unseen 3s) is
-    taken to hold only 3s — measured in the arena, this aggressive guess smothers more than
-    the card-counting chance of :func:`penult_chance` alone."""
+    taken to hold only 3s (:data:`PENULT_GUESS`): this guess smothers more often than the
+    card-counting chance of :func:`penult_chance` alone, which it adds to (docs/ai.md)."""
     if penult_chance(k, seat) >= PENULT_LIKELY:
         return True
     if not k.rules.bie3 or not k.active[seat] or k.threes_played[seat]:
         return False
     n = k.counts[seat]
-    return 0 < n <= min(3, k.pool[THREE])
+    return 0 < n <= min(PENULT_GUESS, k.pool[THREE])
 
 
 def burn_success_chance(k: Knowledge, burner: int, rng: random.Random) -> float:
