@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import weakref
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..actions import Action
 from ..cards import DECK_COUNTS, NRANKS, THREE, contains, parse
@@ -189,7 +189,7 @@ def agrees(c: Choice, hand: list[int], rng: random.Random) -> bool:
     counts = list(c.k.counts)
     counts[c.k.seat] = sum(then)
     pool = [p - h if p > h else 0 for p, h in zip(c.unseen, then, strict=True)]
-    k = replace(c.k, hand=then, pool=pool, counts=counts)  # c.k stays as it was
+    k = c.k.with_hand(then, pool, counts)  # c.k stays as it was
     act = c.action
     if c.top is None:  # a lead
         plays: tuple[Play, ...] = ()

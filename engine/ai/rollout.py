@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from ..actions import Action
 from ..cards import parse
 from ..game import Game
-from ..seats import opposite, team
+from ..seats import team
 from ..vocab import Ask, Do, Status
 from .knowledge import Knowledge
 from .play_policy import decide_play
@@ -102,9 +102,10 @@ class _Table:
         stood = sim.yaotou_stood
         self.active = active
         self.counts = [sum(h) if a else 0 for h, a in zip(sim.hands, active, strict=True)]
+        across = active[3:] + active[:3]  # each seat's 对头 (seats.opposite) active
         self.headless = [
-            active[s] and not active[opposite(s)] and not (s in yaotou and stood[s] < YAOTOU_STANDS)
-            for s in range(6)
+            a and not b and not (s in yaotou and stood[s] < YAOTOU_STANDS)
+            for s, (a, b) in enumerate(zip(active, across, strict=True))
         ]
         self.threes_played = [not a for a in active]
         self.pools: list[list[int] | None] = [None] * 6
