@@ -4,14 +4,15 @@ agree with those choices more often than deals that ignore them."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 from test_ai_blind import _twin_pairs
 
 from engine.ai import decide
+from engine.ai.deals import deal_hidden
 from engine.ai.inference import Checks, Choice, agrees, recent_choices
 from engine.ai.knowledge import from_view
-from engine.ai.search import deal_hidden
 from engine.game import Game
 from engine.match import Match
 from engine.rules import Rules
@@ -52,8 +53,10 @@ def test_real_hands_make_their_own_choices() -> None:
         assert choices
         rng = random.Random(seed)
         for c in choices:
+            before = copy.deepcopy(c)
             total += 1
             agreed += agrees(c, game.hands[c.action.seat], rng)
+            assert c == before  # a check reads the choice, it does not fill it in
     assert agreed >= 0.95 * total
 
 

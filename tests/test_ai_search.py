@@ -1,15 +1,18 @@
-"""The hard level's search (engine.ai.search): the unchecked speed path of its rollouts equals
-the checked one, what leads, plays and auto passes say about hands (lead floors, spent ranks,
-seats that cannot beat the top), deals that respect them and look like real hands, and the
-speed paths under the search (legal.can_beat, estimate.draw, shared plays)."""
+"""The hard level's search: the unchecked speed path of its rollouts equals the checked one
+(engine.ai.rollout), what leads, plays and auto passes say about hands (lead floors, spent
+ranks, seats that cannot beat the top: engine.ai.knowledge), deals that respect them and look
+like real hands (engine.ai.deals, engine.ai.mixing), and the speed paths under the search
+(legal.can_beat, estimate.Pool, shared plays)."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 from engine.actions import Action
-from engine.ai import search
-from engine.ai.estimate import draw
+from engine.ai import decide, mixing
+from engine.ai.deals import MIX, _deal_by_evidence, deal_hidden
+from engine.ai.estimate import Pool
 from engine.ai.knowledge import (
     could_beat,
     declined,
@@ -20,7 +23,8 @@ from engine.ai.knowledge import (
     sat_out,
     spent_ranks,
 )
-from engine.ai.search import _deal_by_evidence, deal_hidden, win_part
+from engine.ai.rollout import MARGIN_SCALE, win_part
+from engine.ai.search import search
 from engine.cards import BIG, NRANKS, SMALL, THREE, TWO, parse, rank_of
 from engine.game import Game
 from engine.legal import _beating_shapes, can_beat
@@ -203,8 +207,6 @@ def test_a_seat_asked_about_a_top_could_beat_it() -> None:
 def test_what_asked_seats_could_beat_holds_for_the_real_hands() -> None:
     """In seeded games of the normal level, every (seat, top, cards since) that
     :func:`could_beat` reads from the log holds for that seat's real hand, at every step."""
-    from engine.ai import decide
-
     checked = 0
     for seed in range(3):
         match = Match(Rules(), seed=300 + seed)
@@ -327,8 +329,8 @@ def test_deals_keep_spent_ranks_out() -> None:
 
 
 def test_mixing_keeps_counts_supply_and_evidence() -> None:
-    """_mix swaps plain cards only between holders allowed them: every seat's count and every
-    rank's supply stay, no card goes where the floors or spent ranks forbid, no banned count
+    """mixing.mix swaps plain cards only between holders allowed them: every seat's count and
+    every rank's supply stay, no card goes where the floors or spent ranks forbid, no banned count
     appears, the 2s, jokers and a bound seat's kept 3 stay put."""
     rng = random.Random(5)
     four, nine, ace = rank_of("4"), rank_of("9"), rank_of("A")
@@ -354,8 +356,9 @@ def test_mixing_keeps_counts_supply_and_evidence() -> None:
         if hands[5][ace] == 2:
             hands[5][ace] = 1
             pool[ace] -= 1
-        before = [list(h) for h in hands]
-        search._mix(hands, unknown, pool, allow, [0, 1, 0, 1, 0, 1], 30.0, rng.random, bans)
+        before = hands
+        hands = mixing.mix(before, unknown, pool, allow, [0, 1, 0, 1, 0, 1], 30.0, rng.random, bans)
+        assert before[3][nine] >= before[1][nine] == 0  # the hands given are left as they were
         for s in unknown:
             assert sum(hands[s]) == sum(before[s])
             assert hands[s][TWO] == before[s][TWO] and hands[s][THREE] >= 1
@@ -378,7 +381,7 @@ def test_mixing_makes_the_deal_uniform() -> None:
         hands = [[0] * NRANKS for _ in range(6)]
         hands[1][ace] = 1
         hands[2][four] = 1
-        search._mix(hands, [1, 2], pool, allow, [0] * 6, search.MIX, rng.random)
+        hands = mixing.mix(hands, [1, 2], pool, allow, [0] * 6, MIX, rng.random)
         assert hands[1][ace] + hands[2][ace] == 1 and sum(hands[1]) == sum(hands[2]) == 1
         aces += hands[1][ace]
     assert 900 < aces < 1100
@@ -445,30 +448,32 @@ def test_unkeepable_spent_ranks_are_given_anyway() -> None:
     nine = rank_of("9")
     pool = [0] * NRANKS
     pool[nine] = 4
+    empty = [[0] * NRANKS for _ in range(6)]
     for i in range(20):
-        hands = [[0] * NRANKS for _ in range(6)]
-        ok = _deal_by_evidence(
-            hands, [1, 2], {1: 2, 2: 2}, [0] * 6, [1 << nine] * 6, pool, True, random.Random(i)
+        dealt = _deal_by_evidence(
+            empty, [1, 2], {1: 2, 2: 2}, [0] * 6, [1 << nine] * 6, pool, True, random.Random(i)
         )
-        assert ok and hands[1][nine] == hands[2][nine] == 2
-    hands = [[0] * NRANKS for _ in range(6)]
+        assert dealt is not None and dealt[1][nine] == dealt[2][nine] == 2
     floors = [rank_of("T")] * 6  # no seat may hold a 9 at all: that fails
-    assert not _deal_by_evidence(
-        hands, [1, 2], {1: 2, 2: 2}, floors, [0] * 6, pool, True, random.Random(0)
+    assert (
+        _deal_by_evidence(
+            empty, [1, 2], {1: 2, 2: 2}, floors, [0] * 6, pool, True, random.Random(0)
+        )
+        is None
     )
-    assert hands == [[0] * NRANKS for _ in range(6)]
+    assert empty == [[0] * NRANKS for _ in range(6)]  # the hands given are left as they were
 
 
 def test_draw_is_a_hand_from_the_cards() -> None:
     rng = random.Random(3)
-    cards = [r for r in range(NRANKS) for _ in range(3)]
+    cards = Pool([3] * NRANKS)
     seen = [0] * NRANKS
     for _ in range(3000):
-        hand = draw(cards, 5, rng)
+        hand = cards.draw(5, rng)
         assert sum(hand) == 5 and all(0 <= n <= 3 for n in hand)
         for r in range(NRANKS):
             seen[r] += hand[r]
-    assert sorted(cards) == [r for r in range(NRANKS) for _ in range(3)]  # reordered only
+    assert sorted(cards.cards) == [r for r in range(NRANKS) for _ in range(3)]  # reordered only
     assert min(seen) > 0.85 * 1000 and max(seen) < 1.15 * 1000  # every rank about 1/15
 
 
@@ -500,4 +505,32 @@ def test_plays_are_shared_and_results_split_into_the_win() -> None:
     assert as_play(parse("KQ")) is None
     for diff in range(-12, 13):
         win = 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
-        assert win_part(win + diff / search.MARGIN_SCALE) == win
+        assert win_part(win + diff / MARGIN_SCALE) == win
+
+
+def test_the_search_leaves_the_knowledge_it_is_given_alone() -> None:
+    """search() reads the evidence only its deals need into its own copy of the knowledge:
+    the caller's Knowledge is unchanged, and searching twice from it finds the same."""
+    searched = 0
+    for seed in range(3):
+        match = Match(Rules(), seed=500 + seed)
+        match.new_game()
+        step = 0
+        while (ask := match.asked()) is not None:
+            g = match.game
+            if g is not None and step % 5 == 0:
+                seat = ask[0]
+                view = g.view(seat)
+                k = from_view(view, g.log)
+                before = copy.deepcopy(k)
+                legal = g.legal(seat)
+                normal = decide(g, seat, "normal", random.Random(step)).action
+                found = [
+                    search(g, view, k, legal, normal, random.Random(step), 0.0, samples=6)
+                    for _ in range(2)
+                ]
+                assert k == before and found[0] == found[1], (seed, step)
+                searched += found[0] is not None
+            match.apply(decide(match, ask[0], "normal", random.Random(step)).action)
+            step += 1
+    assert searched > 3, searched

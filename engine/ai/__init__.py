@@ -1,6 +1,6 @@
 """AI players (RULES.md throughout): easy (random legal), normal (heuristic), hard (search).
 
-One entry point, :func:`decide`, for filling empty seats, 托管, turn timeouts and hints::
+One entry point, :func:`decide`, for empty seats, 托管 and hints (docs/ai.md)::
 
     d = decide(match, seat, "normal", random.Random(7))
     match.apply(d.action)   # d.reason is a code of REASONS, d.params its parameters

@@ -87,9 +87,8 @@ def likely_penultimate(k: Knowledge, seat: int) -> bool:
     return 0 < n <= min(3, k.pool[THREE])
 
 
-# Costs of spending one control card in an answer, and the value of a group by rank (J..A).
-COST_TWO, COST_SMALL, COST_BIG = 2.5, 4.0, 6.0
-RANK_VALUE = (0, 0, 0, 0, 0, 0, 0, 0.2, 0.4, 0.7, 1.0, 1.4, 0, 0, 0)
+COST_TWO, COST_SMALL, COST_BIG = 2.5, 4.0, 6.0  # what an answer spends per 2, small, big joker
+RANK_VALUE = (0, 0, 0, 0, 0, 0, 0, 0.2, 0.4, 0.7, 1.0, 1.4, 0, 0, 0)  # of a group by rank, J..A
 SAFE = 0.15  # a penultimate play is made when the chance it is beaten is below this
 
 
@@ -305,8 +304,7 @@ def _burn(k: Knowledge, plays: tuple[Play, ...], rng: random.Random) -> Choice:
     return _play(best[1], "smother" if smother else "burn_feasible")
 
 
-# A hand without 2s or jokers revolts unless it holds at least this many aces and kings.
-REVOLT_BELOW = 6
+REVOLT_BELOW = 6  # §5.4: a hand without 2s or jokers revolts with fewer aces and kings than this
 
 
 def gouji_groups(hand: Sequence[int]) -> int:

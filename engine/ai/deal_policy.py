@@ -10,13 +10,14 @@ from ..cards import ACE, BIG, DECK_COUNTS, KING, NRANKS, SMALL, THREE, TWO, pars
 from ..plays import GOUJI_THRESHOLD
 from ..vocab import Ask, Do
 
-# A hand without 2s or jokers revolts unless it holds at least this many aces and kings.
-REVOLT_BELOW = 6
-# 宣点 (§9): chances of opening, measured in normal self-play (400 games): a seat opens about
-# 0.55 of the time, +0.02 per point of its strength; its 对头 about 0.68, −0.01 per point the
-# seat is stronger than the table.
-OPEN_BASE, OPEN_SLOPE = 0.55, 0.02
-OPP_OPEN_BASE, OPP_OPEN_SLOPE = 0.68, 0.01
+REVOLT_BELOW = 6  # §5.4: a hand without 2s or jokers revolts with fewer aces and kings than this
+YAOTOU_FROM = 6  # §5.4: 要头 with this many 够级 groups or more, enough to make three stand
+# 宣点 (§9): the chances of opening, fitted in normal self-play (docs/ai.md)
+OPEN_BASE = 0.55  # a seat opens this often…
+OPEN_SLOPE = 0.02  # …and this much more often per point of its strength
+OPP_OPEN_BASE = 0.68  # its 对头 opens this often…
+OPP_OPEN_SLOPE = 0.01  # …and this much less often per point the seat is stronger than the table
+P_MIN, P_MAX = 0.05, 0.95  # those chances are kept within these (the fits are straight lines)
 
 
 def gouji_groups(hand: Sequence[float]) -> float:
@@ -47,7 +48,7 @@ def decide_deal(ask: str, hand: Sequence[int], options: list[Action]) -> tuple[A
             return Action(seat, Do.REVOLT), "revolt_weak"
         return Action(seat, Do.NO_REVOLT), "keep_playing"
     if ask == Ask.YAOTOU:
-        if gouji_groups(hand) >= 6:
+        if gouji_groups(hand) >= YAOTOU_FROM:
             return Action(seat, Do.YAOTOU), "yaotou_strong"
         return Action(seat, Do.WUTOU), "take_wutou"
     if ask == Ask.DECLARE:
@@ -74,9 +75,9 @@ def declare_gain(hand: Sequence[int]) -> float:
     seat opens and its 对头 does not, +1 if neither opens, −2 if the 对头 opens — judged with the
     seat's strength against the table's (the 对头's hand is drawn from the unseen cards)."""
     mine = strength(hand)
-    p_me = min(max(OPEN_BASE + OPEN_SLOPE * mine, 0.05), 0.95)
+    p_me = min(max(OPEN_BASE + OPEN_SLOPE * mine, P_MIN), P_MAX)
     p_opp = OPP_OPEN_BASE - OPP_OPEN_SLOPE * (mine - table_strength(hand))
-    p_opp = min(max(p_opp, 0.05), 0.95)
+    p_opp = min(max(p_opp, P_MIN), P_MAX)
     return (1.0 - p_opp) * (1.0 + p_me) - 2.0 * p_opp
 
 

@@ -3,7 +3,7 @@
 It reads only what that seat may see: its :class:`~engine.view.SeatView`, the deal phase's
 options for it, the public log of plays (``Game.log``) and the public deal events (tribute cards
 moved, for card counts). The hard level additionally simulates deals of the hidden cards made
-from that knowledge alone, never the real ones (:mod:`engine.ai.search`).
+from that knowledge alone, never the real ones (:mod:`engine.ai.search`, :mod:`engine.ai.deals`).
 
 Reproducibility: with the same ``rng`` state (or none: then a generator seeded from the seat's
 own view and the length of the public log), the same level and, for the hard level, a fixed
@@ -35,11 +35,10 @@ from .knowledge import from_view, start_counts
 from .play_policy import decide_play
 from .search import search
 
-LEVELS = ("easy", "normal", "hard")
-# ``baseline`` (the frozen earlier normal player) is accepted too, for the arena only.
-ARENA_LEVELS = (*LEVELS, "baseline")
-DEFAULT_BUDGET_MS = 100.0
-DEFAULT_DEADLINE_S = 2.0
+LEVELS = ("easy", "normal", "hard")  # the levels offered to players
+ARENA_LEVELS = (*LEVELS, "baseline")  # and the frozen earlier normal player, for the arena only
+DEFAULT_BUDGET_MS = 100.0  # the hard level's thinking time per decision unless told otherwise
+DEFAULT_DEADLINE_S = 2.0  # decide_async: past this the search stops and normal's choice is used
 
 
 @dataclass(frozen=True)

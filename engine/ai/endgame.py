@@ -29,8 +29,8 @@ from ..ranking import compute_ranks, score
 from ..seats import ccw, team
 from ..vocab import Do
 
-NODE_LIMIT = 20_000  # positions searched before giving up (about 0.1 s of Python)
-EMPTY: tuple[int, ...] = (0,) * NRANKS
+NODE_LIMIT = 20_000  # positions per call before giving up, by default (some 0.5 s of Python)
+EMPTY: tuple[int, ...] = (0,) * NRANKS  # the hand of a seat out of play (its cards dead)
 WORST, BEST = -13, 13  # outside every score (±12, §10)
 
 
@@ -212,7 +212,9 @@ class Solver:
         self, game: Game, hands: Sequence[Sequence[int]], acts: Sequence[Action]
     ) -> list[int]:
         """The score with best play after each of ``acts`` (the asked seat's legal actions)
-        in ``game`` with ``hands``; :class:`TooBig` past the node limit."""
+        in ``game`` with ``hands``; :class:`TooBig` past the node limit, counted afresh for
+        each call (each deal of a search has its own)."""
+        self.nodes = 0
         st = self.start(game, hands)
         out = []
         for act in acts:

@@ -8,6 +8,7 @@ in the whole pool beats it), then a few sampled hands.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from ..cards import NRANKS, THREE
 from ..legal import can_beat, duty_feasible
@@ -15,34 +16,42 @@ from ..plays import Play
 from ..seats import opposite, team
 from .knowledge import Knowledge
 
-SAMPLES = 10  # sampled hands per opponent
+SAMPLES = 10  # sampled hands per opponent and estimate: cheap enough to run in rollouts
 PENULT_LIKELY = 0.5  # a top is taken for a penultimate play from this chance on
+PENULT_GUESS = 3  # a bound seat with this few cards (and as many unseen 3s) is taken for 3s only
+BURN_WEIGHT = 0.5  # an opponent who may only burn a 够级 play (§7) may well not: half weight
 
 
-def pool_list(pool: list[int]) -> list[int]:
-    return [r for r in range(NRANKS) for _ in range(pool[r])]
+class Pool:
+    """The cards of a pool (counts by rank) as a list of ranks, to draw hands from. Each draw is
+    a partial Fisher–Yates shuffle of the list this object owns, so it costs only the cards
+    drawn (the hot path of estimates and rollouts), and each draw starts from the order the
+    last one left."""
+
+    __slots__ = ("cards",)
+
+    def __init__(self, pool: Sequence[int]) -> None:
+        self.cards = [r for r in range(NRANKS) for _ in range(pool[r])]
+
+    def draw(self, n: int, rng: random.Random) -> list[int]:
+        """A hand of ``n`` cards drawn uniformly without replacement, as counts by rank."""
+        cards = self.cards
+        hand = [0] * NRANKS
+        m = len(cards)
+        rand = rng.random
+        for i in range(min(n, m)):
+            j = i + int(rand() * (m - i))
+            cards[i], cards[j] = cards[j], cards[i]
+            hand[cards[i]] += 1
+        return hand
 
 
-def draw(cards: list[int], n: int, rng: random.Random) -> list[int]:
-    """A hand of ``n`` cards drawn uniformly without replacement from ``cards`` (a list of
-    ranks, reordered in place: a partial Fisher–Yates shuffle, the hot path of estimates and
-    rollouts), as counts by rank."""
-    hand = [0] * NRANKS
-    m = len(cards)
-    rand = rng.random
-    for i in range(min(n, m)):
-        j = i + int(rand() * (m - i))
-        cards[i], cards[j] = cards[j], cards[i]
-        hand[cards[i]] += 1
-    return hand
-
-
-def _sample_beats(cards: list[int], n: int, play: Play, kbj: bool, rng: random.Random) -> float:
+def _sample_beats(cards: Pool, n: int, play: Play, kbj: bool, rng: random.Random) -> float:
     if n <= 0 or n < play.size:
         return 0.0
     hits = 0
     for _ in range(SAMPLES):
-        if can_beat(draw(cards, n, rng), play, kbj):
+        if can_beat(cards.draw(n, rng), play, kbj):
             hits += 1
     return hits / SAMPLES
 
@@ -50,13 +59,13 @@ def _sample_beats(cards: list[int], n: int, play: Play, kbj: bool, rng: random.R
 def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None = None) -> float:
     """Chance that some opponent who may answer ``play`` (if it were on top, owned by
     ``k.seat``) can beat it. For a 够级 play (§6.2) the 对头 answers and the other opponents
-    may burn (§7), counted at half weight; otherwise every active opponent may answer."""
+    may burn (§7), counted at :data:`BURN_WEIGHT`; otherwise every active opponent may answer."""
     kbj = k.rules.kill_big_joker
     if not can_beat(k.pool, play, kbj):
         return 0.0
     if gouji is None:
         gouji = play.gouji and not k.four_way and not k.headless[k.seat]
-    cards = pool_list(k.pool)
+    cards = Pool(k.pool)
     me = k.seat
     miss = 1.0
     for s in range(6):
@@ -66,7 +75,7 @@ def beat_chance(k: Knowledge, play: Play, rng: random.Random, gouji: bool | None
         if gouji and s != opposite(me) and not k.headless[s]:
             if not k.rules.burn:
                 continue
-            weight = 0.5
+            weight = BURN_WEIGHT
         p = _sample_beats(cards, k.counts[s], play, kbj, rng)
         miss *= 1.0 - weight * p
     return 1.0 - miss
@@ -99,29 +108,30 @@ def penult_chance(k: Knowledge, seat: int) -> float:
 def likely_penultimate(k: Knowledge, seat: int) -> bool:
     """Is ``seat``'s play on top probably its penultimate one (§8)? Players keep their 3s to
     the end, so a bound seat with only a few cards left (no more than the unseen 3s) is
-    taken to hold only 3s — measured in the arena, this aggressive guess smothers more than
-    the card-counting chance of :func:`penult_chance` alone."""
+    taken to hold only 3s (:data:`PENULT_GUESS`): this guess smothers more often than the
+    card-counting chance of :func:`penult_chance` alone, which it adds to (docs/ai.md)."""
     if penult_chance(k, seat) >= PENULT_LIKELY:
         return True
     if not k.rules.bie3 or not k.active[seat] or k.threes_played[seat]:
         return False
     n = k.counts[seat]
-    return 0 < n <= min(3, k.pool[THREE])
+    return 0 < n <= min(PENULT_GUESS, k.pool[THREE])
 
 
 def burn_success_chance(k: Knowledge, burner: int, rng: random.Random) -> float:
     """The chance that the burning ``burner`` can meet the burn duty (§7) with its hidden hand,
     if its leads stand: hands of its count drawn from the pool (a 3 kept under 憋3)."""
     n = k.counts[burner]
-    cards = pool_list(k.pool)
+    pool = list(k.pool)
     bound = k.rules.bie3 and not k.threes_played[burner]
-    if bound and THREE in cards:
-        cards.remove(THREE)
+    if bound and pool[THREE]:
+        pool[THREE] -= 1
         n -= 1
-    n = min(max(n, 0), len(cards))
+    cards = Pool(pool)
+    n = min(max(n, 0), len(cards.cards))
     hits = 0
     for _ in range(SAMPLES):
-        hand = draw(cards, n, rng)
+        hand = cards.draw(n, rng)
         if bound:
             hand[THREE] += 1
         if duty_feasible(hand, bound):

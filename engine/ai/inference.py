@@ -2,14 +2,12 @@
 to hands with which the normal player would have made the same recent choices.
 
 Players act on their hands, so a hand that would have led, answered, passed or burned
-otherwise than the seat did is unlikely. Measured at 120 positions of arena games where the
-search runs, on each hidden seat's choices among the last :data:`WINDOW` actions: the normal
-policy, given the real hand, makes the seat's own choice 99.5% of the time, and given a
-dealt hand 83% (burn claims passed up 73%, answers 83%, leads 93%); only 30% of deals agree
-with every one of those choices. So the search's deals are checked against them
+otherwise than the seat did is unlikely. The normal policy, given a seat's real hand, makes
+nearly every choice the seat made; given a dealt hand, far fewer (docs/ai.md). So the search's
+deals are checked against each hidden seat's choices among the last :data:`WINDOW` actions
 (:meth:`Checks.missed`; the deal that agrees best of a few is kept, as with the tops a seat
-could not beat) — at a table of people too: they do not play like the normal level, but
-they lead low, answer cheaply and keep strong cards for a reason, as it does.
+could not beat) — at a table of people too: they do not play like the normal level, but they
+lead low, answer cheaply and keep strong cards for a reason, as it does.
 
 No hidden information: a seat's past choices are read from a replay of the game's public
 history (the spectator's view before each action, never a hand), and checked with a hand
@@ -32,10 +30,7 @@ from ..vocab import Ask, Do, Status
 from .knowledge import Knowledge, table_knowledge
 from .play_policy import decide_play
 
-# The last actions whose hidden seats' choices the deals are checked against: can-beat Brier
-# against the real hands 0.0665 -> 0.0603 (6: 0.0627; 24: 0.0591, but fewer deals a decision:
-# 62.5% against normal at 100 ms, 63.6% with 12), a deal 0.7 -> 3.2 ms
-WINDOW = 12
+WINDOW = 12  # the last actions whose hidden seats' choices are checked: wider leaves fewer deals
 
 
 @dataclass(frozen=True)
@@ -43,7 +38,7 @@ class Choice:
     """A hidden seat's past action and what it saw then, its hand left out."""
 
     action: Action
-    k: Knowledge  # its knowledge then, the hand (and so the pool) filled in by each check
+    k: Knowledge  # its knowledge then, without its hand: each check adds one to a copy
     unseen: tuple[int, ...]  # every card not played then
     later: tuple[int, ...]  # the cards it has played since, this action's included
     top: Play | None
@@ -191,10 +186,10 @@ def agrees(c: Choice, hand: list[int], rng: random.Random) -> bool:
     """Would the normal policy, holding ``hand`` now (so its cards then: these and those it
     has played since), have made the seat's choice ``c``?"""
     then = [h + x for h, x in zip(hand, c.later, strict=True)]
-    k = c.k  # filled in with this hand: the policy only reads it
-    k.hand = then
-    k.pool = [p - h if p > h else 0 for p, h in zip(c.unseen, then, strict=True)]
-    k.counts[k.seat] = sum(then)
+    counts = list(c.k.counts)
+    counts[c.k.seat] = sum(then)
+    pool = [p - h if p > h else 0 for p, h in zip(c.unseen, then, strict=True)]
+    k = c.k.with_hand(then, pool, counts)  # c.k stays as it was
     act = c.action
     if c.top is None:  # a lead
         plays: tuple[Play, ...] = ()
@@ -218,9 +213,7 @@ class Checks:
 
     def __init__(self, choices: list[Choice], rng: random.Random) -> None:
         self.by_seat: dict[int, list[Choice]] = {}
-        # the choices a dealt hand misses most often first (burn claims passed up, then
-        # answers, then leads): a seat's check stops at its first miss
-        for c in sorted(choices, key=lambda c: _ORDER.get(c.k.ask, 3)):
+        for c in sorted(choices, key=lambda c: CHECK_ORDER.get(c.k.ask, len(CHECK_ORDER))):
             self.by_seat.setdefault(c.action.seat, []).append(c)
         self.rng = rng
         self._seen: dict[tuple[int, tuple[int, ...]], bool] = {}
@@ -242,4 +235,6 @@ class Checks:
         return out
 
 
-_ORDER: dict[str, int] = {Ask.BURN: 0, Ask.ANSWER: 1, Ask.LAST: 1, Ask.LEAD: 2}
+# the kinds of choice checked first: those a dealt hand misses most often (burn claims passed
+# up, then answers, then leads), since a seat's check stops at its first miss
+CHECK_ORDER: dict[str, int] = {Ask.BURN: 0, Ask.ANSWER: 1, Ask.LAST: 1, Ask.LEAD: 2}

@@ -18,6 +18,7 @@ from ..events import Event
 from ..legal import can_beat
 from ..plays import Play, as_play, beats
 from ..rules import Rules
+from ..seats import opposite, team
 from ..view import SeatView
 from ..vocab import Do, Status
 
@@ -27,7 +28,9 @@ Asked = tuple[int, Play, tuple[int, ...]]  # (seat, a top it was asked about, ca
 
 @dataclass
 class Knowledge:
-    """The deciding seat's picture of the play phase (mutable lists, owned by the caller)."""
+    """The deciding seat's picture of the play phase. Its lists belong to whoever built it;
+    the AI's functions only read a Knowledge given to them (and build a new one, with
+    :func:`dataclasses.replace`, where they need other facts)."""
 
     seat: int
     rules: Rules
@@ -63,22 +66,32 @@ class Knowledge:
     sat_out: tuple[tuple[int, Play], ...] = ()
     # Per seat and rank, a bit (``1 << n``) for each count ``n`` of that rank the seat's
     # answers and passes in the whole game say it does not hold (see :func:`group_evidence`).
-    # None where nothing is known. Only the hard level's deals read it: its search fills it
-    # in (the normal level does not spend the pass over the log).
+    # None where not read: only the hard level's deals read it, and its search reads it into
+    # its own copy of the knowledge (the normal level does not spend the pass over the log).
     not_held: list[list[int]] | None = None
     # (seat, top, cards it has played since) for each time a seat was asked about a top in
     # the whole game (see :func:`could_beat`): its hand then beat it. None where not read:
-    # only the hard level's deals read it, and its search fills it in.
+    # only the hard level's deals read it, and its search reads it into its own copy.
     beat_then: tuple[Asked, ...] | None = None
     # Every card of the four decks was dealt (a real game, not a position set up with fewer):
     # the unseen cards no live hand holds are then dead hands — a revolutionary's, a smothered
-    # player's, a failed burner's — and hold no joker (§5.4 §7 §8). Read by the hard level.
+    # player's, a failed burner's — and hold no joker (§5.4 §7 §8). Set by the hard level's
+    # search in its own copy.
     all_dealt: bool = False
 
     @property
     def bound(self) -> bool:
         """§8: this seat is bound by 憋3 (holds a 3)."""
         return self.rules.bie3 and self.hand[THREE] > 0
+
+    def with_hand(self, hand: list[int], pool: list[int], counts: list[int]) -> Knowledge:
+        """A new Knowledge, this one with ``hand``, ``pool`` and ``counts`` instead: what
+        :func:`dataclasses.replace` makes, at a quarter of its cost (the hard level's checks
+        make one for each hand they try, :func:`~engine.ai.inference.agrees`)."""
+        new = object.__new__(Knowledge)
+        new.__dict__.update(self.__dict__)
+        new.hand, new.pool, new.counts = hand, pool, counts
+        return new
 
 
 def start_counts(events: Iterable[Event] = ()) -> list[int]:
@@ -162,10 +175,9 @@ def spent_ranks(per_seat: Sequence[Sequence[int]]) -> list[int]:
     (``per_seat``: the cards each seat played, by rank, as :func:`played_cards` counts them),
     in a lead or an answer: players play a group whole (§6 — the normal level always prefers
     to, breaking one costs it), so a seat that played some of a rank seldom holds more of it
-    (measured at the arena's searched positions: 4% of such ranks are still held; random deals
-    from the unseen cards would give most of them back, scattering each hidden hand over
-    more groups than real hands have). 3s (held to the end under 憋3), 2s and jokers (carried
-    as control cards) say nothing."""
+    (docs/ai.md), where deals from the unseen cards alone would give most of them back,
+    scattering each hidden hand over more groups than real hands have. 3s (held to the end
+    under 憋3), 2s and jokers (carried as control cards) say nothing."""
     return [sum(1 << r for r in range(THREE + 1, TWO) if played[r]) for played in per_seat]
 
 
@@ -213,9 +225,9 @@ def declined(log: Sequence[Action], rules: Rules) -> tuple[tuple[int, Play], ...
     for act in log[start:]:
         if act.do == Do.PLAY:
             top = act
-        elif act.do == Do.PASS and top is not None and (top.seat - act.seat) % 2:
+        elif act.do == Do.PASS and top is not None and team(top.seat) != team(act.seat):
             p = as_play(parse(top.cards))
-            if p is not None and (not p.gouji or (top.seat - act.seat) % 6 == 3):
+            if p is not None and (not p.gouji or act.seat == opposite(top.seat)):
                 out.append((act.seat, p))
     return tuple(out)
 
@@ -270,46 +282,49 @@ def group_evidence(log: Sequence[Action], rules: Rules) -> list[list[int]]:
     by a seat other than its owner's 对头 are burn claims (§7) and say nothing; nor do tops
     with jokers (no plain group beats them), nor anything under ``kill_big_joker`` (§13).
     The one exception, a bound seat passing up its last group before the 3s (§8), is left to
-    the deals (:func:`~engine.ai.search.deal_hidden`)."""
+    the deals (:func:`~engine.ai.deals.deal_hidden`)."""
     out = [[0] * NRANKS for _ in range(6)]
     if rules.kill_big_joker:
         return out
     last: tuple[Action, Play] | None = None  # the latest play and its cards
     for act in log:
+        said: tuple[int, range] | None = None
         if act.do == Do.PLAY:
             p = as_play(parse(act.cards))
             if p is None:
                 continue
             if last is not None and not _is_lead(*last, act, p, rules):
-                _note_answer(out, act.seat, *last, p)
+                said = _ruled_out(act.seat, *last, p)
             last = (act, p)
         elif act.do == Do.PASS and last is not None:
-            _note_answer(out, act.seat, *last, None)
+            said = _ruled_out(act.seat, *last, None)
+        if said is not None:
+            bit, ranks = said
+            row = out[act.seat]
+            for r in ranks:
+                row[r] |= bit
     return out
 
 
-def _note_answer(
-    out: list[list[int]], seat: int, top: Action, top_play: Play, answer: Play | None
-) -> None:
-    """Record what seat's answer (None: a pass) to ``top`` says about its groups."""
-    gap = (top.seat - seat) % 6
-    if gap % 2 == 0:
-        return  # a teammate's top: passed or taken over for other reasons
+def _ruled_out(
+    seat: int, top: Action, top_play: Play, answer: Play | None
+) -> tuple[int, range] | None:
+    """What ``seat``'s answer (None: a pass) to ``top`` says about its groups: the bit of the
+    count it held none of, and the ranks it held none of that count of; None when nothing."""
+    if team(top.seat) == team(seat):
+        return None  # a teammate's top: passed or taken over for other reasons
     sh = top_play.shape
     if sh.big or sh.small or sh.base < 0 or sh.base >= TWO:
-        return
-    if top_play.gouji and gap != 3:
-        return  # a burn claim (§7)
+        return None
+    if top_play.gouji and seat != opposite(top.seat):
+        return None  # a burn claim (§7)
     n = sh.body
     hi = TWO
     if answer is not None:
         a = answer.shape
         if not answer.has_money_or_flower and a.base < TWO and answer.counts[a.base] == n:
             hi = a.base  # the cheapest: no whole group of n between the top and this rank
-    bit = 1 << n
-    row = out[seat]
-    for r in range(max(sh.base + 1, THREE + 1), hi):
-        row[r] |= bit
+    return 1 << n, range(max(sh.base + 1, THREE + 1), hi)
 
 
 def from_view(

@@ -21,14 +21,30 @@ from ..vocab import Ask, Do
 from .estimate import beat_chance, burn_success_chance, likely_penultimate
 from .knowledge import Knowledge
 
-# Costs of spending one control card in an answer, and the value of a group by rank (J..A).
-COST_TWO, COST_SMALL, COST_BIG = 2.5, 4.0, 6.0
-RANK_VALUE = (0, 0, 0, 0, 0, 0, 0, 0.2, 0.4, 0.7, 1.0, 1.4, 0, 0, 0)
+# What an answer costs (answer_cost): control cards spent win leads later, breaking a group
+# leaves one more to lead, shedding cards brings going out nearer.
+COST_TWO = 2.5  # the cost of each 2 an answer spends…
+COST_SMALL = 4.0  # …of each small joker…
+COST_BIG = 6.0  # …of each big joker, the strongest card
+RANK_VALUE = (0, 0, 0, 0, 0, 0, 0, 0.2, 0.4, 0.7, 1.0, 1.4, 0, 0, 0)  # of a group by rank, J..A
+SHED_CREDIT = 0.3  # the gain of each card an answer sheds
+WHOLE_GROUP = -2.0  # an answer with a whole group breaks nothing: a gain…
+BROKEN_GROUP = 1.0  # …one that breaks a group a cost
+LAST_BIG_CARRIER = 3.0  # §8: the last big joker is the safest carrier of the play before the 3s
+# How much an answer may cost, by why it beats the top (_threshold)
+SPEND_SMOTHER = 100.0  # anything, to smother a likely penultimate play (闷, §8)
+SPEND_RUNNER = 7.0  # up to a big joker, to stop an opponent about to go out
+RUNNER_CARDS = 5  # an opponent with this many cards or fewer is about to go out
+SPEND_OPPOSITE_GOUJI = 3.0  # up to a 2, to beat the 对头's 够级 play lest it stand (§9)
+SPEND_BREAK_BURN = 5.0  # up to a small joker, to break a burn that would succeed (解烧, §7)
+SPEND_CHEAP = -0.5  # otherwise answers that shed more than they spend: whole groups, mostly
 REGAIN_LIMIT = 13.0  # an answer this dear is made when it shortens the going-out plan
 PLAN_SLACK = 1  # groups the plan may exceed control cards by (one group goes last)…
 PLAN_SLACK_BOUND = 0  # …none under 憋3: the last play before the 3s needs its carrier
 SAFE = 0.15  # a penultimate play is made when the chance it is beaten is below this
+KEEP_WINNER_GAIN = 0.1  # the control cards are kept for the last play if its risk drops this
 BREAK_BURN_FROM = 0.5  # 解烧 is worth strong cards when the burn would succeed this often
+BURN_GROUPS = 3  # a burn is claimed with this many groups left to lead or fewer (or to smother)
 
 
 @dataclass
@@ -116,7 +132,7 @@ def _last_before_threes(k: Knowledge, rest: list[int], whole: Play, rng: random.
         keep = [0] * NRANKS
         keep[TWO], keep[SMALL], keep[BIG] = ctrl
         finisher = Play(tuple(keep))
-        if beat_chance(k, finisher, rng) + 0.1 < risk:
+        if beat_chance(k, finisher, rng) + KEEP_WINNER_GAIN < risk:
             lead = as_play(tuple(r - c for r, c in zip(rest, keep, strict=True)))
             if lead is not None:
                 return _play(lead, "keep_winner")
@@ -184,29 +200,29 @@ def _burn_lead(k: Knowledge, plays: tuple[Play, ...]) -> Choice:
 def answer_cost(h: list[int], p: Play, bound: bool) -> float:
     """How much an answer spends: control cards, broken groups, high ranks; minus what it sheds."""
     c = p.counts
-    cost = c[TWO] * COST_TWO + c[SMALL] * COST_SMALL + c[BIG] * COST_BIG - 0.3 * sum(c)
+    cost = c[TWO] * COST_TWO + c[SMALL] * COST_SMALL + c[BIG] * COST_BIG - SHED_CREDIT * sum(c)
     for base in range(TWO):
         if c[base]:
-            cost += RANK_VALUE[base] + (-2.0 if h[base] == c[base] else 1.0)
+            cost += RANK_VALUE[base] + (WHOLE_GROUP if h[base] == c[base] else BROKEN_GROUP)
             break
     if bound and c[BIG] and h[BIG] == c[BIG]:
-        cost += 3.0  # the last big joker is the safest carrier of the last play before the 3s
+        cost += LAST_BIG_CARRIER
     return cost
 
 
 def _threshold(k: Knowledge, owner: int, rng: random.Random) -> tuple[float, str]:
     """How much this seat will spend to beat the top, and why."""
     if not k.active[owner]:
-        return -0.5, "beat_cheap"  # gone out: only the lead is at stake (接风, §6.5)
+        return SPEND_CHEAP, "beat_cheap"  # gone out: only the lead is at stake (接风, §6.5)
     if likely_penultimate(k, owner):
-        return 100.0, "smother"
-    if k.counts[owner] <= 5:
-        return 7.0, "stop_runner"
+        return SPEND_SMOTHER, "smother"
+    if k.counts[owner] <= RUNNER_CARDS:
+        return SPEND_RUNNER, "stop_runner"
     if k.top_gouji and opposite(k.seat) == owner:
-        return 3.0, "stop_opposite_gouji"
+        return SPEND_OPPOSITE_GOUJI, "stop_opposite_gouji"
     if k.top_burn and burn_success_chance(k, owner, rng) >= BREAK_BURN_FROM:
-        return 5.0, "break_burn"  # §7: a burn that would fail anyway is left to fail
-    return -0.5, "beat_cheap"
+        return SPEND_BREAK_BURN, "break_burn"  # §7: a burn that would fail anyway is left to fail
+    return SPEND_CHEAP, "beat_cheap"
 
 
 def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.Random) -> Choice:
@@ -302,7 +318,7 @@ def _burn(k: Knowledge, plays: tuple[Play, ...], rng: random.Random) -> Choice:
                 short = (leads, jokers)
             continue
         groups = len(body_ranks(after, after_bound))
-        if groups > 3 and not smother:
+        if groups > BURN_GROUPS and not smother:
             continue
         # §7: every lead must stand for the burn to succeed; one without a big joker can be
         # beaten (解烧, 反烧), so at most one such lead is risked

@@ -1,0 +1,141 @@
+"""Rollouts of the hard level's search: a simulated game played to its end by the normal policy
+for all six seats, and its result for the deciding team.
+
+Each rollout seat decides as at a real table, from its own hand and the cards it has not seen
+(its estimates sample them), never from the simulated hands of the others: rollouts whose
+players see through the cards play a different game from the one at the table. Moves are
+carried out without the game's checks (``Game.carry_out``: the policy only picks legal ones).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from ..actions import Action
+from ..cards import parse
+from ..game import Game
+from ..seats import team
+from ..vocab import Ask, Do, Status
+from .knowledge import Knowledge
+from .play_policy import decide_play
+
+MAX_SCORE = 12  # the largest score margin of a game (§10)
+MARGIN_SCALE = 2.0 * MAX_SCORE  # a result adds the margin over this: never outweighs the win
+YAOTOU_STANDS = 3  # §5.4 要头: 够死级 plays that must stand before the player may be 无头
+
+
+def rollout(
+    game: Game, hands: list[list[int]], act: Action, me: int, unseen: Sequence[int], seed: float
+) -> float:
+    """``act`` and the rest of ``game`` played with ``hands`` for the real ones by the normal
+    policy (its generator seeded with ``seed``), on a copy; ``unseen`` counts the cards not
+    played before ``act``, by rank. The :func:`result_of` the final score for ``me``'s team."""
+    sim = game.copy(hands=hands, keep_log=False)  # rollouts count cards themselves
+    sim.apply(act)
+    left = list(unseen)
+    if act.cards:
+        for r, n in enumerate(parse(act.cards)):
+            left[r] -= n
+    rng = random.Random(seed)
+    # what all seats see alike changes only with a play or the end of a trick (a status may
+    # change then: 诈烧, §7; a 够死级 play stood, §5.4): read again only then
+    plays = 0
+    read: tuple[int, bool] | None = None
+    table: _Table | None = None
+    while not sim.over:
+        seat, kind = sim.ask  # type: ignore[misc]
+        top = sim.top
+        if (
+            kind != Ask.LEAD
+            and top is not None
+            and (top.seat - seat) % 2 == 0
+            and sim.status[top.seat] is Status.ACTIVE
+            and not (kind != Ask.BURN and sum(sim.hands[seat]) <= top.play.size)
+        ):
+            sim.carry_out(Do.PASS, None)  # the normal policy rarely beats a teammate
+            continue
+        now = (plays, top is None)
+        if table is None or now != read:
+            table, read = _Table(sim), now
+        k = table.knowledge(sim, seat, left)
+        if kind == Ask.LEAD and sim.burning != seat:
+            ch = decide_play(k, (), False, rng)  # an ordinary lead reads the hand only
+        else:
+            legal = sim.legal(seat)
+            ch = decide_play(k, legal.plays, legal.can_yield, rng)
+        # the policy picks among legal moves, so the game's checks are skipped (a speed path)
+        sim.carry_out(ch.do, ch.play)
+        if ch.play is not None:
+            plays += 1
+            for r, n in enumerate(ch.play.counts):
+                left[r] -= n
+    sa, sb = sim.score()
+    return result_of(sa - sb, me)
+
+
+def result_of(diff: int, me: int) -> float:
+    """The result for ``me``'s team of a final signed score (team A's minus team B's): the win
+    (1, ½, 0) plus the margin over :data:`MARGIN_SCALE`, which tells apart deals the win does
+    not (docs/ai.md)."""
+    mine = diff if team(me) == 0 else -diff
+    return (1.0 if mine > 0 else 0.5 if mine == 0 else 0.0) + mine / MARGIN_SCALE
+
+
+def win_part(result: float) -> float:
+    """The win (1, ½, 0) of a :func:`result_of`: its margin term lies within ±½ and has the
+    sign of the win, so a win is above 1, a tie ½ exactly and a loss below 0."""
+    return 1.0 if result > 1.0 else 0.0 if result < 0.0 else 0.5
+
+
+class _Table:
+    """What every rollout seat sees of the simulated game alike, read once per change: the
+    live counts, who is active, 无头 (Flow.headless on the active seats, §12, §5.4 要头) and,
+    per seat, the cards it has not seen (read when first asked for)."""
+
+    __slots__ = ("active", "counts", "headless", "pools", "threes_played")
+
+    def __init__(self, sim: Game) -> None:
+        status = sim.status
+        active = [st is Status.ACTIVE for st in status]
+        yaotou = sim.yaotou
+        stood = sim.yaotou_stood
+        self.active = active
+        self.counts = [sum(h) if a else 0 for h, a in zip(sim.hands, active, strict=True)]
+        across = active[3:] + active[:3]  # each seat's 对头 (seats.opposite) active
+        self.headless = [
+            a and not b and not (s in yaotou and stood[s] < YAOTOU_STANDS)
+            for s, (a, b) in enumerate(zip(active, across, strict=True))
+        ]
+        self.threes_played = [not a for a in active]
+        self.pools: list[list[int] | None] = [None] * 6
+
+    def knowledge(self, sim: Game, seat: int, unseen: Sequence[int]) -> Knowledge:
+        """``seat``'s knowledge, read from the simulated game (all of it sampled); ``unseen``
+        counts the cards not played yet, by rank."""
+        hand = sim.hands[seat]
+        pool = self.pools[seat]
+        if pool is None:
+            pool = [u - h if u > h else 0 for u, h in zip(unseen, hand, strict=True)]
+            self.pools[seat] = pool
+        top = sim.top
+        ask = sim.ask
+        return Knowledge(
+            seat=seat,
+            rules=sim.rules,
+            ask=ask[1] if ask else "",
+            hand=hand,  # read only by the policy
+            top_seat=top.seat if top else None,
+            top=top.play if top else None,
+            top_gouji=top.gouji if top else False,
+            top_burn=top.burn if top else False,
+            burning=sim.burning,
+            four_way=sim.four_way,
+            counts=self.counts,
+            active=self.active,
+            passed=frozenset(sim.passed),
+            opened=sim.opened,
+            headless=self.headless,
+            pool=pool,
+            threes_played=self.threes_played,
+        )
