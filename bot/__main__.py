@@ -10,6 +10,7 @@ README).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 from pathlib import Path
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     sub.add_parser("run", help="the bot for real; refuses to start without a token")
     sub.add_parser("health", help="exit 0 if the running bot is healthy (a HEALTHCHECK)")
+    sub.add_parser("check", help="with a real token: is the bot ready to run? (exit 0 if so)")
     bp = sub.add_parser("bench", help="N tables at once against a local server; figures")
     bp.add_argument("--tables", type=int, default=200)
     bp.add_argument("--actions", type=int, default=12, help="actions to play at each table")
@@ -44,6 +46,13 @@ def main(argv: list[str] | None = None) -> int:
 
         return bench(args.tables, args.actions, args.seed)
     settings = Environment.from_env()
+    if args.command == "check":
+        from .check import check, ready
+
+        lines = asyncio.run(check(settings))
+        for line in lines:
+            print(line)
+        return 0 if ready(lines) else 1
     if args.command == "health":
         problem = health(settings.db_path)
         print(f"gouji: {problem}" if problem else "gouji: healthy", file=sys.stderr)

@@ -102,12 +102,36 @@ def method(*names: str) -> Callable[[Method], Method]:
 # ---- bot and updates
 @method("getMe")
 def get_me(w: World, p: Params) -> JSON:
-    return w.bot_json() | {"can_join_groups": True, "can_read_all_group_messages": False}
+    return w.bot_json() | {
+        "can_join_groups": w.can_join_groups,
+        "can_read_all_group_messages": not w.privacy,
+        "supports_inline_queries": w.inline,
+    }
 
 
-@method("deleteWebhook", "close", "logOut")
+@method("close", "logOut")
 def ok(w: World, p: Params) -> bool:
     return True
+
+
+@method("deleteWebhook")
+def delete_webhook(w: World, p: Params) -> bool:
+    w.webhook_url = ""
+    return True
+
+
+@method("setWebhook")
+def set_webhook(w: World, p: Params) -> bool:
+    url = p.text("url") or ""
+    if url and not url.startswith("https://"):
+        raise bad_request("bad webhook: An HTTPS URL must be provided for webhook")
+    w.webhook_url = url
+    return True
+
+
+@method("getWebhookInfo")
+def get_webhook_info(w: World, p: Params) -> JSON:
+    return {"url": w.webhook_url, "has_custom_certificate": False, "pending_update_count": 0}
 
 
 @method("getFile")

@@ -283,6 +283,10 @@ class LocalBotApi:
             status = faults.pop(0)
             return status, ApiError(status, _ERRORS.get(status, "Server Error"))
         if name == "getUpdates":
+            if self.world.webhook_url:  # as Telegram: one way of getting updates at a time
+                return 409, ApiError(
+                    409, "Conflict: can't use getUpdates method while webhook is active"
+                )
             return 200, await self._get_updates(params)
         limiter = self._limiter if name in LIMITED and chat_id is not None else None
         try:

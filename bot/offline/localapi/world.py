@@ -328,6 +328,11 @@ class World:
         self.answers: dict[int, list[CallbackAnswer]] = {}
         self.commands: dict[tuple[str, str], list[JSON]] = {}
         self.settings: dict[tuple[str, str], dict[str, str]] = {}  # setMyName…, menu button
+        # the bot's BotFather settings and its webhook, as getMe and getWebhookInfo tell them
+        self.can_join_groups = True
+        self.privacy = True  # group privacy on: the bot sees only commands and replies to it
+        self.inline = False
+        self.webhook_url = ""
         self.updates: list[JSON] = []  # not yet confirmed by a getUpdates offset
         self.undelivered = 0
         self.query_timeout: float | None = None  # seconds a callback query stays answerable
