@@ -21,6 +21,9 @@ class Rate:
 
 USER = Rate(per_s=3.0, burst=10)  # one person's presses and commands, quick taps included
 CHAT = Rate(per_s=5.0, burst=30)  # a whole chat's (six players building plays at once)
+ROBOTS = Rate(
+    per_s=1000.0, burst=1000
+)  # simulated players (the demo, tests): no budget to speak of
 FORGET = 600.0  # seconds after which an untouched bucket is dropped (it is full anyway)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from . import storage as S
 from .absence import Absence
+from .budget import Budgets
 from .chat_settings import SettingsMenu
 from .lobby import Lobby
 from .model import TableStatus
@@ -34,7 +35,7 @@ def compose(
     storage: S.Storage, sender: Poster, timers: Scheduler, cfg: Config, workers: Workers
 ) -> Parts:
     tables = Tables(storage, sender, timers, cfg)
-    router = Router(tables)
+    router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate))
     play = Play(tables, workers)
     absence = Absence(tables, play)
     lobby = Lobby(tables, play, absence)

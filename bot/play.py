@@ -294,7 +294,11 @@ class Play:
             else {s for s in (actor, ask[0] if ask else None) if s is not None}
         )
         for seat in sorted(seats):
-            self.post_hand(table, seat, new=dealt)
+            # the player asked now gets the question as a new message: an edit would not make
+            # their phone buzz (the old one is deleted, so one question has one live message)
+            s = table.st.seats[seat]
+            asked_now = ask is not None and seat == ask[0] and s is not None and not s.auto
+            self.post_hand(table, seat, new=dealt or asked_now)
 
     async def _game_over(self, table: Table) -> None:
         m = table.match

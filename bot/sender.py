@@ -158,7 +158,8 @@ class Sender:
         self._moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
         self.uploads: UploadStore = _NoUploads()
         self._file_ids: dict[str, str] = {}  # picture digest → file_id (a cache of uploads)
-        self.uploaded_bytes = 0
+        self.uploaded_bytes = 0  # pictures uploaded (not sent by file_id): bytes, and how many
+        self.uploads_sent = 0
         self.on_refused: Callable[[int], Awaitable[None]] = _ignore
         self.group_interval = group_interval  # ≤ 20 calls a minute in a group (Telegram)
         self.private_interval = private_interval  # quick taps in a DM coalesce into one edit
@@ -199,11 +200,18 @@ class Sender:
                 chat.queue.remove(waiting[0])  # the oldest answer gives way; the game never
         if out.slot is not None and not out.new:
             for i, pending in enumerate(chat.queue):
-                if pending.slot == out.slot and not pending.new:
-                    chat.queue[i] = out  # coalesce: only the newest content of a message
+                if pending.slot == out.slot:
+                    # coalesce: only the newest content of a message (a message about to be
+                    # sent anew takes that content with it)
+                    chat.queue[i] = replace(out, new=pending.new)
                     break
             else:
                 chat.queue.append(out)
+        elif out.slot is not None:  # sent anew: edits still waiting for the old one are moot
+            kept = [m for m in chat.queue if m.slot != out.slot]
+            chat.queue.clear()
+            chat.queue.extend(kept)
+            chat.queue.append(out)
         else:
             chat.queue.append(out)
         self._idle.clear()
@@ -279,10 +287,29 @@ class Sender:
                 return  # nothing changed: no call
             if await self._edit(out, msg_id, shown, now):
                 return
+        old = self.slots.slot_id(slot) if slot is not None and out.new else None
         message = await self._send(out)
         if isinstance(message, Message) and slot is not None:
             self._shown[slot] = _Shown(out.photo is not None, out.photo_key, now)
             await self.slots.slot_sent(slot, message.message_id)
+            if old is not None and old != message.message_id:
+                await self._delete(out.chat_id, old)  # one live message per slot
+
+    async def _delete(self, chat_id: int, message_id: int) -> None:
+        """The slot's earlier message goes: its buttons must not outlive it (a question asked
+        anew, a hand sent again). Too old to delete (48 h), or gone: then only its buttons."""
+        try:
+            await self._call(chat_id, lambda: self.bot.delete_message(chat_id, message_id))
+        except BadRequest:
+            try:
+                await self._call(
+                    chat_id,
+                    lambda: self.bot.edit_message_reply_markup(
+                        chat_id=chat_id, message_id=message_id, reply_markup=None
+                    ),
+                )
+            except BadRequest as e:
+                log.info("an old message in chat %d stays as it is (%s)", chat_id, e.message)
 
     async def _send(self, out: Out) -> Message | bool:
         kb = markup(out.keyboard)
@@ -403,6 +430,7 @@ class Sender:
                 log.info("a cached picture was refused (%s): uploading it", e.message)
                 self._file_ids.pop(key, None)
         self.uploaded_bytes += len(data)
+        self.uploads_sent += 1
         result = await self._call(chat_id, lambda: call(data), once=once)
         if isinstance(result, Message) and result.photo:
             file_id = result.photo[-1].file_id

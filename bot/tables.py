@@ -21,6 +21,7 @@ from engine.matchrecord import FORMAT, BadMatchRecord, parse_entry
 from renderers import t
 
 from . import storage as S
+from .budget import CHAT, USER, Rate
 from .buttons import b36
 from .model import ChatSettings, TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
@@ -50,6 +51,8 @@ class Config:
     seed: int | None = None  # deals of every new table (demo, tests); None: the OS's randomness
     hard_budget_ms: float = 250.0  # the hard AI's search time per decision
     lang: str = "zh"  # a new chat's language (GOUJI_LANG)
+    user_rate: Rate = USER  # presses and commands one person may send (flood budget)
+    chat_rate: Rate = CHAT  # … and one chat
 
 
 class Poster(Protocol):

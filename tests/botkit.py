@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.budget import CHAT, ROBOTS, USER
 from bot.buttons import Kind, LobbyOp, OverOp
 from bot.compose import Parts
 from bot.offline.clock import ManualTimers
@@ -99,12 +100,22 @@ async def world(
     ai_delay: float = 0.0,
     processes: int = 0,
     manual_clock: bool = False,
+    people_rates: bool = False,
 ) -> AsyncIterator[World]:
+    """``people_rates``: the flood budgets of production (simulated players tap faster than
+    people, so by default they have none to speak of)."""
     async with LocalBotApi(rate=rate) as api:
         w = World(
             api,
             str(tmp_path / "bot.sqlite3"),
-            Config(bot_username="gouji_bot", ai_delay=ai_delay, seed=seed, turn_s=turn_s),
+            Config(
+                bot_username="gouji_bot",
+                ai_delay=ai_delay,
+                seed=seed,
+                turn_s=turn_s,
+                user_rate=USER if people_rates else ROBOTS,
+                chat_rate=CHAT if people_rates else ROBOTS,
+            ),
             group_interval,
             private_interval,
             processes,

@@ -240,7 +240,7 @@ async def test_a_table_that_does_not_restore_is_set_aside_and_the_chat_goes_on(
 async def test_a_flood_of_presses_and_commands_costs_the_group_nothing(tmp_path: Path) -> None:
     """Attack 7: one member presses the lobby's rules button 30 times and sends /help 30 times:
     a few answers reach the group, the rest are toasts or nothing; the lobby still works."""
-    async with world(tmp_path) as w:
+    async with world(tmp_path, people_rates=True) as w:
         g = w.api.group(-4300, "刷屏")
         owner, flooder = people(w, 2, base=900)
         await open_and_seat(w, g, [owner])

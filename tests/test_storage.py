@@ -397,7 +397,7 @@ async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
     assert raw(path, "PRAGMA user_version") == [(len(MIGRATIONS),)]
     assert raw(path, "SELECT name FROM sqlite_master WHERE name = 'extra'") == []
     dangling = "INSERT INTO actions VALUES (999, 0, '0 pass');"  # no table 999
-    with pytest.raises(StorageError, match="migration 2 breaks foreign keys"):
+    with pytest.raises(StorageError, match=f"migration {len(MIGRATIONS) + 1} breaks foreign keys"):
         await SqliteStorage(path, migrations=(*MIGRATIONS, dangling)).open()
     async with SqliteStorage(path) as st:
         assert await st.get_user(1) is not None
@@ -504,3 +504,13 @@ async def test_a_recently_finished_table_is_resumed_an_old_one_is_not(st: Sqlite
             (time.time() - OVER_KEPT_S - 60, old.table_id),
         )
     assert [r.table_id for r in await st.unfinished_tables()] == [recent.table_id]
+
+
+async def test_uploads_are_remembered_by_digest(tmp_path: Path) -> None:
+    async with SqliteStorage(tmp_path / "u.sqlite3") as st:
+        assert await st.get_upload("abc") is None
+        await st.save_upload("abc", "FILE1")
+        await st.save_upload("abc", "FILE2")  # the first file_id stays
+        assert await st.get_upload("abc") == "FILE1"
+    async with SqliteStorage(tmp_path / "u.sqlite3") as st:  # and survives a restart
+        assert await st.get_upload("abc") == "FILE1"

@@ -22,6 +22,7 @@ from typing import Any
 
 from engine.rules import PRESETS
 
+from ..budget import ROBOTS
 from ..buttons import HandOp, Kind, LobbyOp, OverOp
 from ..tables import Config
 from .localapi import LocalBotApi, SentMessage, SimGroup
@@ -131,8 +132,11 @@ def save_screens(
             (directory / f"{prefix}dm.png").write_bytes(dm_png)
 
 
-def figures(api: LocalBotApi, actions: int, group_id: int) -> dict[str, Any]:
-    """API calls per applied action by method, answer latency, group messages."""
+def figures(
+    api: LocalBotApi, actions: int, group_id: int, uploaded: tuple[int, int] = (0, 0)
+) -> dict[str, Any]:
+    """API calls per applied action by method, answer latency, group messages, pictures
+    uploaded (``uploaded``: how many, how many bytes; the others went by file_id)."""
     counts = api.counts()
     total = sum(counts.values())
     lat = sorted(api.latency())
@@ -149,6 +153,13 @@ def figures(api: LocalBotApi, actions: int, group_id: int) -> dict[str, Any]:
         "press_to_first_call_ms_p95": round(p95 * 1000, 1),
         "group_messages": len(api.messages(group_id)),
         "rate_limited": stats.get("rate_limited", 0),
+        "uploads": uploaded[0],
+        "uploaded_kb": round(uploaded[1] / 1024, 1),
+        "pictures_by_file_id": sum(
+            1
+            for c in api.calls
+            if c.method in ("sendPhoto", "editMessageMedia") and "<file>" not in c.params.values()
+        ),
     }
 
 
@@ -168,13 +179,21 @@ async def demo(
         group = api.group(GROUP_ID, "够级" if lang == "zh" else "Gouji", admins=[api.bot_id])
         with tempfile.TemporaryDirectory() as tmp:
             cfg = Config(
-                bot_username="gouji_bot", ai_delay=0.0, seed=seed, turn_s=3600.0, lang=lang
+                bot_username="gouji_bot",
+                ai_delay=0.0,
+                seed=seed,
+                turn_s=3600.0,
+                lang=lang,
+                user_rate=ROBOTS,  # simulated players tap faster than people can
+                chat_rate=ROBOTS,
             )
             async with local_bot(api, f"{tmp}/demo.sqlite3", cfg, group_interval=1.0) as app:
                 players = await play_one_game(api, group, seed, lang, preset, each_round=dm)
                 await runtime(app).sender.drain()
                 await api.idle()
                 table = runtime(app).parts.tables.all()[0]
+                sender = runtime(app).sender
+                uploaded = (sender.uploads_sent, sender.uploaded_bytes)
                 actions = table.match.version - 1 if table.match else 0
         if not quiet:
             for m in api.messages(GROUP_ID):
@@ -183,7 +202,7 @@ async def demo(
         _save_pictures(api, players, out_dir)
         targets = [(out_dir, "")] + ([(screens, "bot_")] if screens is not None else [])
         save_screens(api, group, dm.messages or [], lang, targets)
-        fig = figures(api, actions, GROUP_ID)
+        fig = figures(api, actions, GROUP_ID, uploaded)
         print(f"Pictures: {out_dir.resolve()}")
         print(json.dumps(fig, ensure_ascii=False))
     return 0
