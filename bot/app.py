@@ -7,6 +7,7 @@ sender delivers. Nothing runs at import.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
@@ -42,7 +43,7 @@ from renderers import clean_name, t
 from . import storage as S
 from .activity import TrackedUpdates
 from .compose import Parts, compose, resume
-from .health import Heartbeat
+from .health import HEARTBEAT_EVERY, Heartbeat
 from .logs import protect
 from .request import AiohttpRequest
 from .router import Command, CommandCall, Members, Where
@@ -91,6 +92,8 @@ class BotData:
 
     def __init__(self) -> None:
         self.rt: Runtime | None = None
+        self.heartbeat: Heartbeat | None = None  # beaten by a task of its own (webhook mode)
+        self.tasks: list[asyncio.Task[None]] = []
 
 
 class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):
@@ -241,11 +244,13 @@ def build_app(
     processes: int = 0,
     timers: LoopTimers | None = None,
     heartbeat: Heartbeat | None = None,
+    webhook: bool = False,
 ) -> GoujiApp:
     """The bot: handlers, its parts, their sender and timers; ``processes`` worker processes
     draw the pictures and run the hard AI (0: threads); ``timers``: the tables' timers (a
     test's manual clock; by default the event loop's); ``heartbeat``: touched after each
-    successful getUpdates (``python -m bot health``). ``post_init`` resumes every
+    successful getUpdates (``python -m bot health``), or in ``webhook`` mode (no getUpdates) every
+    few seconds while the event loop runs. ``post_init`` resumes every
     unfinished table; ``post_shutdown`` closes the sender and storage."""
     protect(token)  # no log line shows it from here on
     # aiohttp instead of PTB's httpx (bot/request.py): a tenth of the CPU per call
@@ -280,6 +285,8 @@ def build_app(
 
     sender.bind(parts.tables, refused, storage, parts.tables.chat_migrated)
     app.bot_data.rt = Runtime(parts, sender, workers, timers, updates)
+    if webhook and heartbeat is not None:
+        app.bot_data.heartbeat = heartbeat
     # every command of every part (the router's table), then buttons and chat changes
     for command in parts.router.commands.values():
         group_only = ~filters.ChatType.PRIVATE if command.where == Where.GROUP else None
@@ -301,11 +308,22 @@ async def post_init(app: GoujiApp) -> None:
     await rt.storage.open()
     rt.workers.start()
     await _set_commands(app)
+    if app.bot_data.heartbeat is not None:
+        app.bot_data.tasks.append(asyncio.create_task(_beat(app.bot_data.heartbeat)))
     n = await resume(rt.parts)
     log.info("ready as @%s; %d table(s) resumed", me.username, n)
 
 
+async def _beat(heartbeat: Heartbeat) -> None:
+    """Webhook mode: the heartbeat says the event loop runs (updates come when they come)."""
+    while True:
+        heartbeat.beat()
+        await asyncio.sleep(HEARTBEAT_EVERY)
+
+
 async def post_shutdown(app: GoujiApp) -> None:
+    for task in app.bot_data.tasks:
+        task.cancel()
     rt = app.bot_data.rt
     if rt is None:
         return

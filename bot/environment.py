@@ -6,6 +6,7 @@ Four settings matter in production (``TELEGRAM_BOT_TOKEN``, ``TELEGRAM_BASE_URL`
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,6 +26,20 @@ class Environment:
     private_pace: float = 1.0  # Telegram: about one message a second to one private chat
     turn_s: float | None = None  # GOUJI_TURN_S: overrides every chat's turn timer
     processes: int = 2  # GOUJI_WORKERS: processes drawing pictures and running the hard AI
+    # Webhook mode (polling without): the public HTTPS URL Telegram posts updates to, where the
+    # bot's own server listens behind it, and the secret every delivery must carry.
+    webhook_url: str | None = None  # TELEGRAM_WEBHOOK_URL
+    webhook_listen: str = "0.0.0.0"  # GOUJI_WEBHOOK_LISTEN
+    webhook_port: int = 8080  # GOUJI_WEBHOOK_PORT
+    webhook_secret: str | None = field(default=None, repr=False)  # TELEGRAM_WEBHOOK_SECRET
+
+    def secret(self) -> str:
+        """The webhook's secret token: TELEGRAM_WEBHOOK_SECRET, or one derived from the bot's
+        token (the same in every process of the bot; it tells nothing of the token)."""
+        if self.webhook_secret:
+            return self.webhook_secret
+        assert self.token
+        return hashlib.sha256(b"gouji-webhook:" + self.token.encode()).hexdigest()[:48]
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None) -> Environment:
@@ -42,7 +57,17 @@ class Environment:
             private_pace=pace[1] if len(pace) > 1 else 1.0,
             turn_s=_float(env.get("GOUJI_TURN_S"), 0.0) or None,
             processes=int(env["GOUJI_WORKERS"]) if env.get("GOUJI_WORKERS", "").isdigit() else 2,
+            webhook_url=env.get("TELEGRAM_WEBHOOK_URL") or None,
+            webhook_listen=env.get("GOUJI_WEBHOOK_LISTEN") or "0.0.0.0",
+            webhook_port=int(port)
+            if (port := env.get("GOUJI_WEBHOOK_PORT", "")).isdigit()
+            else 8080,
+            webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET") or None,
         )
+
+
+def _int(text: str | None, default: int) -> int:
+    return int(text) if text and text.isdigit() else default
 
 
 def _float(text: str | None, default: float) -> float:

@@ -1,4 +1,5 @@
-"""Running the bot for real: long polling against Telegram (``python -m bot`` with a token).
+"""Running the bot for real (``python -m bot`` with a token): long polling, or, with
+``TELEGRAM_WEBHOOK_URL`` set, PTB's webhook server checking the secret token of every request.
 What is wrong at start (no token, a token Telegram refuses, a server out of reach, a database
 that cannot be used) ends the process with one sentence saying what to fix and exit code 1 —
 never a traceback, never the token. The offline world (a local Bot API server, simulated
@@ -9,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from urllib.parse import urlsplit
 
 from telegram import Bot, Update
 from telegram.error import InvalidToken, NetworkError, TelegramError
@@ -51,13 +53,25 @@ def run_polling(env: Environment) -> int:
         rate_limit=env.group_pace > 0,
         processes=env.processes,
         heartbeat=Heartbeat(heartbeat_path(env.db_path)),
+        webhook=bool(env.webhook_url),
     )
     server = env.base_url or "Telegram's Bot API"
     problem = asyncio.run(bot_problem(env.token, env.base_url, server))
     if problem is not None:
         return refuse(problem)
     try:
-        app.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
+        if env.webhook_url:  # PTB's webhook server; every request must carry the secret
+            app.run_webhook(
+                listen=env.webhook_listen,
+                port=env.webhook_port,
+                url_path=urlsplit(env.webhook_url).path.lstrip("/"),
+                webhook_url=env.webhook_url,
+                secret_token=env.secret(),
+                allowed_updates=Update.ALL_TYPES,
+                drop_pending_updates=False,
+            )
+        else:
+            app.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
     except InvalidToken:  # its message quotes the token: never shown
         return refuse(f"{server} refused the token: check TELEGRAM_BOT_TOKEN (from @BotFather)")
     except NetworkError as e:  # timeouts included; the kind only (messages may quote the URL)

@@ -158,6 +158,7 @@ class Sender:
         self._moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
         self.uploads: UploadStore = _NoUploads()
         self._file_ids: dict[str, str] = {}  # picture digest → file_id (a cache of uploads)
+        self._pictures: dict[Slot, str] = {}  # slot → the digest of the picture it shows
         self.uploaded_bytes = 0  # pictures uploaded (not sent by file_id): bytes, and how many
         self.uploads_sent = 0
         self.on_refused: Callable[[int], Awaitable[None]] = _ignore
@@ -329,7 +330,10 @@ class Sender:
                     disable_notification=out.silent,
                 )
 
-            return await self._with_upload(out.chat_id, key, data, known, send, once=True)
+            sent = await self._with_upload(out.chat_id, key, data, known, send, once=True)
+            if out.slot is not None:
+                self._pictures[out.slot] = key
+            return sent
         return await self._call(
             out.chat_id,
             once=True,
@@ -350,10 +354,18 @@ class Sender:
         kb = markup(out.keyboard)
         photo_msg = out.photo is not None
         try:
-            if photo_msg and (shown is None or shown.photo_key != out.photo_key or not shown.photo):
+            new_picture = shown is None or shown.photo_key != out.photo_key or not shown.photo
+            data, key, known = b"", "", None
+            if photo_msg and new_picture:
                 assert out.photo is not None
                 data = await self.workers.run(out.photo)
                 key, known = await self._known(data)
+                if shown is not None and shown.photo and self._pictures.get(out.slot) == key:
+                    new_picture = False  # drawn anew, the same picture: only the caption
+                    if shown.digest == now:
+                        self._shown[out.slot] = _Shown(True, out.photo_key, now)
+                        return True
+            if photo_msg and new_picture:
 
                 def edit(photo: bytes | str) -> Awaitable[object]:
                     media = InputMediaPhoto(
@@ -364,6 +376,7 @@ class Sender:
                     )
 
                 reached = await self._with_upload(out.chat_id, key, data, known, edit)
+                self._pictures[out.slot] = key
             elif photo_msg:
                 reached = await self._call(
                     out.chat_id,

@@ -44,6 +44,7 @@ class World:
     private_interval: float = 0.0
     processes: int = 0  # worker processes drawing the pictures (0: threads)
     manual_clock: bool = False  # timers wait for ``clock.advance`` (turn timers, reminders)
+    webhook: bool = False  # updates delivered by webhook (else the bot polls)
     app: Any = None
     clock: ManualTimers | None = None
     users: list[SimUser] = field(default_factory=list)
@@ -63,6 +64,7 @@ class World:
                 private_interval=self.private_interval,
                 processes=self.processes,
                 timers=self.clock,
+                webhook=self.webhook,
             )
         )
 
@@ -101,6 +103,7 @@ async def world(
     processes: int = 0,
     manual_clock: bool = False,
     people_rates: bool = False,
+    webhook: bool = False,
 ) -> AsyncIterator[World]:
     """``people_rates``: the flood budgets of production (simulated players tap faster than
     people, so by default they have none to speak of)."""
@@ -120,6 +123,7 @@ async def world(
             private_interval,
             processes,
             manual_clock,
+            webhook,
         )
         await w.start_bot()
         try:

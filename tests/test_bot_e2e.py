@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import aiohttp
 import pytest
 from botkit import (
     dm_prompts,
@@ -30,11 +31,19 @@ from engine.record import replay_text
 pytestmark = pytest.mark.e2e  # the bot end to end, through the local server
 
 
-async def test_six_people_play_a_whole_game_by_buttons(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["polling", "webhook"])
+async def test_six_people_play_a_whole_game_by_buttons(tmp_path: Path, mode: str) -> None:
     """A full game of six people through button presses only, under Telegram-like limits
-    (scaled ×5 in time): no 429, the group never sees a hand, the game is stored."""
+    (scaled ×5 in time): no 429, the group never sees a hand, the game is stored; once with
+    the bot polling, once with the updates delivered to its webhook."""
     limits = RateLimits(per_chat_per_s=5.0, per_chat_burst=5, global_per_s=150.0)
-    async with world(tmp_path, rate=limits, group_interval=0.25, private_interval=0.2) as w:
+    async with world(
+        tmp_path,
+        rate=limits,
+        group_interval=0.25,
+        private_interval=0.2,
+        webhook=mode == "webhook",
+    ) as w:
         group = w.api.group(-1001, "牌友群", admins=[w.api.bot_id])
         users = people(w)
         await open_and_seat(w, group, users)
@@ -290,3 +299,23 @@ async def test_commands_answer_in_both_languages(tmp_path: Path) -> None:
         stats = w.api.stats()
         assert stats["calls"]["setMyCommands"] >= 4 if isinstance(stats["calls"], dict) else True
         await wait_for(lambda: True)
+
+
+async def test_the_webhook_takes_only_requests_with_the_secret(tmp_path: Path) -> None:
+    async with world(tmp_path, webhook=True) as w:
+        url = w.api.world.webhook_url
+        assert url.startswith("http://127.0.0.1:")
+        g = w.api.group(-1101, "钩子")
+        (a,) = people(w, 1, base=300)
+        await a.send("/start")
+        await a.send("/gouji", g)
+        await w.settle()
+        assert w.parts.tables.at(g.id, None) is not None  # updates arrive by webhook
+        assert w.api.pushed >= 2
+        forged = {"update_id": 10**6, "message": {"message_id": 1, "date": 0, "text": "/stop"}}
+        async with aiohttp.ClientSession() as session:
+            for headers in ({}, {"X-Telegram-Bot-Api-Secret-Token": "guess"}):
+                async with session.post(url, json=forged, headers=headers) as response:
+                    assert response.status == 403
+        await w.settle()
+        assert w.parts.tables.at(g.id, None) is not None

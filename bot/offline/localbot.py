@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+
+from telegram import Update
 
 from ..app import GoujiApp, Runtime, build_app, post_init, post_shutdown
 from ..storage import SqliteStorage
@@ -26,9 +29,12 @@ async def local_bot(
     poll_timeout: int = 5,
     processes: int = 0,
     timers: LoopTimers | None = None,
+    webhook: bool = False,
 ) -> AsyncIterator[GoujiApp]:
-    """The real bot, polling a local Bot API server, until the block ends (then it stops as it
-    would on SIGTERM: the sender drains, storage closes)."""
+    """The real bot against a local Bot API server — polling it, or with ``webhook`` running
+    PTB's webhook server on loopback for the server to post updates to, the secret token
+    checked — until the block ends (then it stops as it would on SIGTERM: the sender drains,
+    storage closes)."""
     app = build_app(
         api.token,
         SqliteStorage(db_path),
@@ -46,7 +52,18 @@ async def local_bot(
         await post_init(app)
         await app.start()
         assert app.updater is not None
-        await app.updater.start_polling(poll_interval=0, timeout=poll_timeout)
+        if webhook:
+            port = _free_port()
+            await app.updater.start_webhook(
+                listen="127.0.0.1",
+                port=port,
+                url_path="gouji-hook",
+                webhook_url=f"http://127.0.0.1:{port}/gouji-hook",
+                secret_token=WEBHOOK_SECRET,
+                allowed_updates=Update.ALL_TYPES,
+            )
+        else:
+            await app.updater.start_polling(poll_interval=0, timeout=poll_timeout)
         try:
             yield app
         finally:
@@ -55,6 +72,16 @@ async def local_bot(
             await app.stop()
             await post_shutdown(app)
             api.resume_polls()
+
+
+WEBHOOK_SECRET = "local-webhook-secret"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 _fetched_before: weakref.WeakKeyDictionary[GoujiApp, int] = weakref.WeakKeyDictionary()

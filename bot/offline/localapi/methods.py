@@ -116,16 +116,22 @@ def ok(w: World, p: Params) -> bool:
 
 @method("deleteWebhook")
 def delete_webhook(w: World, p: Params) -> bool:
-    w.webhook_url = ""
+    w.webhook_url = w.webhook_secret = ""
     return True
 
 
 @method("setWebhook")
 def set_webhook(w: World, p: Params) -> bool:
+    """As Telegram, an HTTPS URL only — but this server delivers on loopback, so a plain
+    ``http://127.0.0.1`` URL is taken too (nothing else can be reached from here)."""
     url = p.text("url") or ""
-    if url and not url.startswith("https://"):
+    local = url.startswith(("http://127.0.0.1:", "http://localhost:"))
+    if url and not url.startswith("https://") and not local:
         raise bad_request("bad webhook: An HTTPS URL must be provided for webhook")
-    w.webhook_url = url
+    secret = p.text("secret_token") or ""
+    if (secret and not all(c.isalnum() or c in "_-" for c in secret)) or len(secret) > 256:
+        raise bad_request("bad webhook: secret token contains unallowed characters")
+    w.webhook_url, w.webhook_secret = url, secret
     return True
 
 

@@ -13,11 +13,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 from .limits import LIMITED, Limiter, RateLimits
 from .methods import METHODS, Params, call
 from .world import JSON, ApiError, SentMessage, SimGroup, SimUser, World
+
+_PUSH_TIMEOUT = aiohttp.ClientTimeout(total=10.0)  # a webhook delivery's answer (Telegram: ~60 s)
 
 _ERRORS = {500: "Internal Server Error", 502: "Bad Gateway"}
 # getUpdates' default when allowed_updates is empty (as Telegram documents it)
@@ -72,6 +75,9 @@ class LocalBotApi:
         self._limiter = Limiter(rate) if rate else None
         self._faults: dict[str, list[int]] = {}
         self._runner: web.AppRunner | None = None
+        self._pusher: asyncio.Task[None] | None = None
+        self.pushed = 0  # updates delivered by webhook
+        self.push_failures = 0  # webhook deliveries the bot did not take (retried)
         self._closing = False
         self._in_flight = 0
         self.last_delivered = 0  # the newest update_id a getUpdates answer carried
@@ -99,9 +105,15 @@ class LocalBotApi:
         port = self._runner.addresses[0][1]
         self.base_url = f"http://127.0.0.1:{port}/bot"
         self.base_file_url = f"http://127.0.0.1:{port}/file/bot"
+        self._pusher = asyncio.get_running_loop().create_task(self._push_updates())
 
     async def stop(self) -> None:
         self.release_polls()
+        if self._pusher is not None:
+            self._pusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._pusher
+            self._pusher = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -303,6 +315,38 @@ class LocalBotApi:
             return 200, result
         except ApiError as exc:
             return exc.status, exc
+
+    # ---- updates by webhook
+    async def _push_updates(self) -> None:
+        """While a webhook is set, POST each update to it in order, as Telegram does (with the
+        secret token header); one the bot does not answer with 200 is tried again."""
+        async with aiohttp.ClientSession() as session:
+            while True:
+                w = self.world
+                batch = self._wanted() if w.webhook_url else []
+                if not batch:
+                    if w.wakeup.is_set():  # released polls keep it set: wait, do not spin
+                        await asyncio.sleep(0.05)
+                    else:
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(w.wakeup.wait(), 0.05)
+                    continue
+                update = batch[0]
+                headers = {"X-Telegram-Bot-Api-Secret-Token": w.webhook_secret}
+                try:
+                    async with session.post(
+                        w.webhook_url, json=update, headers=headers, timeout=_PUSH_TIMEOUT
+                    ) as response:
+                        ok = response.status == 200
+                except (aiohttp.ClientError, TimeoutError):
+                    ok = False
+                if not ok:
+                    self.push_failures += 1
+                    await asyncio.sleep(0.1)
+                    continue
+                self.pushed += 1
+                self._deliver(update, time.monotonic())
+                w.updates = [u for u in w.updates if u is not update]
 
     # ---- updates
     async def _get_updates(self, p: Params) -> list[JSON]:

@@ -333,6 +333,7 @@ class World:
         self.privacy = True  # group privacy on: the bot sees only commands and replies to it
         self.inline = False
         self.webhook_url = ""
+        self.webhook_secret = ""  # sent with every delivery (X-Telegram-Bot-Api-Secret-Token)
         self.updates: list[JSON] = []  # not yet confirmed by a getUpdates offset
         self.undelivered = 0
         self.query_timeout: float | None = None  # seconds a callback query stays answerable
