@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from telegram import Chat, Message
+from telegram.error import ChatMigrated, TimedOut
 
 from bot.outbox import Out, Slot, SlotKind
 from bot.sender import Pace, Sender
@@ -89,4 +90,58 @@ async def test_under_the_pace_a_waiting_message_takes_its_newest_content() -> No
         ("send", 8, "hand 8 v4"),
     ]
     assert len(bot.calls) == 8  # one call per chat: nothing sent that was replaced
+    await sender.close()
+
+
+class MovedGroupBot(FakeBot):
+    """A group that became a supergroup: its old id answers ChatMigrated, as Telegram does."""
+
+    async def send_message(self, chat_id: int, text: str, **kw: Any) -> Message:
+        if chat_id == -5:
+            raise ChatMigrated(-1005)
+        return await super().send_message(chat_id, text, **kw)
+
+
+async def test_queued_messages_follow_a_group_to_its_new_id() -> None:
+    bot = MovedGroupBot()
+    moves: list[tuple[int, int]] = []
+
+    async def moved(old: int, new: int) -> None:
+        moves.append((old, new))
+
+    async def refused(_: int) -> None:
+        raise AssertionError("the group did not refuse the bot")
+
+    class Slots:
+        def slot_id(self, slot: Slot) -> int | None:
+            return None
+
+        async def slot_sent(self, slot: Slot, message_id: int) -> None:
+            return None
+
+    sender = Sender(bot, group_interval=0.0, private_interval=0.0)  # type: ignore[arg-type]
+    sender.bind(Slots(), refused, on_migrated=moved)
+    for text in ("开点！", "走头科", "本局结束"):
+        sender.post(Out(-5, text))
+    await sender.drain(timeout=5.0)
+    assert moves == [(-5, -1005)]
+    assert bot.calls == [("send", -1005, t) for t in ("开点！", "走头科", "本局结束")]
+    await sender.close()
+
+
+class SlowNetworkBot(FakeBot):
+    """A send whose answer is lost: it reached the chat, but the call timed out."""
+
+    async def send_message(self, chat_id: int, text: str, **kw: Any) -> Message:
+        await super().send_message(chat_id, text, **kw)
+        raise TimedOut()
+
+
+async def test_a_new_message_that_timed_out_is_not_sent_twice() -> None:
+    bot = SlowNetworkBot()
+    sender = Sender(bot, group_interval=0.0, private_interval=0.0)  # type: ignore[arg-type]
+    sender.post(Out(7, "轮到你出牌"))
+    await sender.drain(timeout=5.0)
+    assert bot.calls == [("send", 7, "轮到你出牌")]  # once, though its answer never came
+    assert sender.errors == 1
     await sender.close()
