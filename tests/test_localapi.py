@@ -403,3 +403,92 @@ async def test_members_kick_and_raw_updates_reach_handlers(api: LocalBotApi) -> 
         await api.idle()
     assert seen == ["joined 小李", "edited 出牌", "left 小李", "left 够级裁判", "bot kicked"]
     assert [u.id for u in group.members] == []
+
+
+# ---- as strict as Telegram
+async def test_html_as_telegram_parses_it(api: LocalBotApi) -> None:
+    """Only Telegram's tags and entities; lengths counted on the visible text in UTF-16."""
+    wang = api.user(11, "老王")
+    await wang.send("/start")
+    accepted = {
+        "&lt;b&gt; &amp; &quot;x&quot; &#20025;&#x4E39;": '<b> & "x" 丹丹',
+        '<span class="tg-spoiler">底牌</span> <tg-spoiler>!</tg-spoiler>': "底牌 !",
+        '<a href="https://t.me/gouji_bot?start=a&amp;b">链接</a>': "链接",
+        '<pre><code class="language-python">x = 1</code></pre>': "x = 1",
+        "<blockquote expandable><b>引</b>用</blockquote>": "引用",
+        '<tg-emoji emoji-id="5368324170671202286">👍</tg-emoji>': "👍",
+        "<B>大写</B> <i>斜</>": "大写 斜",
+    }
+    refused = {
+        "a &nbsp; b": 'Unsupported HTML entity "&nbsp;"',
+        "黑桃 & 红桃": 'Unsupported HTML entity "&"',
+        "&lt没有分号": 'Unsupported HTML entity "&lt"',
+        "&#0;": 'Unsupported HTML entity "&#0;"',
+        "&#xD83D;": "invalid Unicode characters",
+        "<span>x</span>": 'Tag "span" must have class "tg-spoiler"',
+        '<span class="bold">x</span>': 'Tag "span" must have class "tg-spoiler"',
+        "<a>x</a>": 'Tag "a" must have a non-empty attribute "href"',
+        "<br>": 'Unsupported start tag "br"',
+        "3 < 5": 'Unsupported start tag "" at byte offset 2',
+        "<b>x</i>": 'Unmatched end tag at byte offset 4, expected "</b>", found "</i>"',
+        "<code><b>x</b></code>": 'Tag "b" can\'t be inside "code"',
+        '<a href="https://a.b"><a href="https://c.d">x</a></a>': "can't be inside",
+        "<b>未闭合": "Can't find end tag corresponding to start tag b",
+        "牌</b>": "Unexpected end tag at byte offset 3",
+    }
+    async with running_app(api) as app:
+        bot = app.bot
+        for text, shown in accepted.items():
+            sent = await bot.send_message(wang.id, text, "HTML")
+            assert api.message(wang.id, sent.message_id).plain == shown
+        for text, error in refused.items():
+            with pytest.raises(BadRequest) as caught:
+                await bot.send_message(wang.id, text, "HTML")
+            assert caught.value.message.startswith("Can't parse entities: "), text
+            assert error.lower() in caught.value.message.lower(), (text, caught.value.message)
+        await bot.send_message(wang.id, "a &nbsp; b < c")  # no parse mode: any text
+        await bot.send_message(wang.id, "&lt;" * 4096, "HTML")  # one character each
+        with pytest.raises(BadRequest, match=r"(?i)message is too long"):
+            await bot.send_message(wang.id, "&lt;" * 4097, "HTML")
+        await bot.send_message(wang.id, "🂡" * 2048)  # two UTF-16 units each
+        with pytest.raises(BadRequest, match=r"(?i)message is too long"):
+            await bot.send_message(wang.id, "🂡" * 2049)
+        with pytest.raises(BadRequest, match=r"(?i)message caption is too long"):
+            await bot.send_photo(wang.id, png(), caption="🂡" * 513, filename="a.png")
+        with pytest.raises(BadRequest, match=r"(?i)message text is empty"):
+            await bot.send_message(wang.id, "<b> </b>", "HTML")
+
+
+async def test_inline_keyboards_as_telegram_takes_them(api: LocalBotApi) -> None:
+    """One action a button, at most 8 buttons a row and 100 in all, texts of 64 at most."""
+    wang = api.user(11, "老王")
+    await wang.send("/start")
+
+    def row(*buttons: InlineKeyboardButton) -> InlineKeyboardMarkup:
+        return InlineKeyboardMarkup([list(buttons)])
+
+    both = InlineKeyboardButton("座", callback_data="sit", url="https://t.me/gouji_bot")
+    async with running_app(api) as app:
+        bot = app.bot
+        with pytest.raises(BadRequest, match=r"(?i)can't parse inline keyboard button: exactly"):
+            await bot.send_message(wang.id, "x", reply_markup=row(both))
+        eight = [InlineKeyboardButton(str(i), callback_data=str(i)) for i in range(8)]
+        await bot.send_message(wang.id, "eight", reply_markup=row(*eight))
+        nine = [*eight, InlineKeyboardButton("9", callback_data="9")]
+        with pytest.raises(BadRequest, match=r"(?i)reply markup is too long"):
+            await bot.send_message(wang.id, "nine", reply_markup=row(*nine))
+        with pytest.raises(BadRequest, match=r"(?i)text buttons are unallowed"):
+            await bot.send_message(
+                wang.id, "x", reply_markup=row(InlineKeyboardButton("x", callback_data=""))
+            )
+        await bot.send_message(
+            wang.id, "x", reply_markup=row(InlineKeyboardButton("长" * 64, callback_data="x"))
+        )
+        with pytest.raises(BadRequest, match=r"(?i)text is too long"):
+            await bot.send_message(
+                wang.id, "x", reply_markup=row(InlineKeyboardButton("🂡" * 33, callback_data="x"))
+            )
+        sent = await bot.send_message(wang.id, "edit me")
+        with pytest.raises(BadRequest, match=r"(?i)can't parse inline keyboard button"):
+            await bot.edit_message_text("x", wang.id, sent.message_id, reply_markup=row(both))
+    assert [m.text for m in api.messages(wang.id)] == ["eight", "x", "edit me"]

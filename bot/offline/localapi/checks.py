@@ -3,52 +3,36 @@
 from __future__ import annotations
 
 import io
-import re
 from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from .world import JSON, Button, bad_request, strip_html, utf16_len
+from .entities import HtmlError, parse_html
+from .world import JSON, Button, bad_request, utf16_len
 
 TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
 BUTTON_LIMIT = 100
 PHOTO_BYTES = 10 * 1024 * 1024
 
-_HTML_TAGS = {
-    "b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler",
-    "a", "code", "pre", "blockquote", "tg-emoji",
-}  # fmt: skip
-_TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)(\s[^<>]*)?>")
+BUTTONS_PER_ROW = 8
+BUTTON_TEXT_LIMIT = 64  # UTF-16 units; Telegram documents none: the stricter choice
+CALLBACK_DATA_BYTES = 64
+# the fields of an inline keyboard button that say what it does: exactly one of them
+_BUTTON_ACTIONS = (
+    "url", "callback_data", "web_app", "login_url", "switch_inline_query",
+    "switch_inline_query_current_chat", "switch_inline_query_chosen_chat", "copy_text",
+    "callback_game", "pay",
+)  # fmt: skip
 
 
-def check_html(text: str) -> None:
-    """Raise Telegram's "can't parse entities" for tags its HTML parser rejects (a bare ``<``
-    included: escape it as ``&lt;``)."""
-    stack: list[str] = []
-    pos = 0
-    while (lt := text.find("<", pos)) >= 0:
-        m = _TAG.match(text, lt)
-        if m is None:
-            raise _parse_error(f"Empty tag name at byte offset {_offset(text, lt)}")
-        closing, name = m.group(1) == "/", m.group(2).lower()
-        if name not in _HTML_TAGS:
-            raise _parse_error(f'Unsupported start tag "{name}" at byte offset {_offset(text, lt)}')
-        if not closing:
-            stack.append(name)
-        elif not stack or stack.pop() != name:
-            raise _parse_error(f'Unmatched end tag at byte offset {_offset(text, lt)}, "{name}"')
-        pos = m.end()
-    if stack:
-        raise _parse_error(f'Can\'t find end tag corresponding to start tag "{stack[-1]}"')
-
-
-def _parse_error(detail: str) -> Exception:
-    return bad_request(f"can't parse entities: {detail}")
-
-
-def _offset(text: str, index: int) -> int:
-    return len(text[:index].encode())
+def check_html(text: str) -> str:
+    """The visible text of an HTML message, or Telegram's "can't parse entities" (see
+    :mod:`.entities`: a bare ``<`` or ``&`` is refused, escape it as ``&lt;``/``&amp;``)."""
+    try:
+        return parse_html(text)
+    except HtmlError as exc:
+        raise bad_request(f"can't parse entities: {exc}") from None
 
 
 def check_text(text: str | None, parse_mode: str | None, *, caption: bool = False) -> str:
@@ -57,11 +41,8 @@ def check_text(text: str | None, parse_mode: str | None, *, caption: bool = Fals
         if caption:
             return ""
         raise bad_request("message text is empty")
-    if parse_mode is not None and parse_mode.upper() == "HTML":
-        check_html(text)
-        visible = strip_html(text)
-    else:
-        visible = text
+    html = parse_mode is not None and parse_mode.upper() == "HTML"
+    visible = check_html(text) if html else text
     if not caption and not visible.strip():
         raise bad_request("message text is empty")
     limit = CAPTION_LIMIT if caption else TEXT_LIMIT
@@ -71,34 +52,49 @@ def check_text(text: str | None, parse_mode: str | None, *, caption: bool = Fals
 
 
 def parse_markup(markup: Any) -> tuple[list[list[Button]], JSON | None]:
-    """An inline keyboard as rows of :class:`Button`, or the error Telegram gives for it."""
+    """An inline keyboard as rows of :class:`Button`, or the error Telegram gives for it: at
+    most 8 buttons a row and 100 in all, each with a text of at most 64 UTF-16 units and
+    exactly one action (callback data of 1-64 bytes, or an http(s)/tg URL, or another kind)."""
     if markup is None or not isinstance(markup, dict) or "inline_keyboard" not in markup:
         return [], None  # reply keyboards and removals don't show on the message
     rows = markup["inline_keyboard"]
     if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
         raise bad_request("can't parse reply keyboard markup JSON object")
-    if sum(len(r) for r in rows) > BUTTON_LIMIT:
+    if sum(len(r) for r in rows) > BUTTON_LIMIT or any(len(r) > BUTTONS_PER_ROW for r in rows):
         raise bad_request("reply markup is too long")
-    parsed: list[list[Button]] = []
-    for row in rows:
-        out: list[Button] = []
-        for b in row:
-            if not isinstance(b, dict) or not b.get("text"):
-                raise bad_request("can't parse inline keyboard button: Text is empty")
-            data, url = b.get("callback_data"), b.get("url")
-            if data is not None and not 1 <= len(str(data).encode()) <= 64:
-                raise bad_request("BUTTON_DATA_INVALID")
-            if url is not None and not str(url).startswith(("http://", "https://", "tg://")):
-                raise bad_request("BUTTON_URL_INVALID")
-            if data is None and url is None and len(b) == 1:
-                raise bad_request(
-                    "can't parse inline keyboard button: Text buttons are unallowed in the "
-                    "inline keyboard"
-                )
-            out.append(Button(str(b["text"]), None if data is None else str(data), url))
-        if out:
-            parsed.append(out)
-    return parsed, {"inline_keyboard": rows} if rows else None
+    parsed = [[_button(b) for b in row] for row in rows]
+    return [r for r in parsed if r], {"inline_keyboard": rows} if rows else None
+
+
+_BUTTON = "can't parse inline keyboard button: "
+
+
+def _button(b: Any) -> Button:
+    if not isinstance(b, dict) or "text" not in b:
+        raise bad_request(_BUTTON + 'Can\'t find field "text"')
+    if not isinstance(b["text"], str):
+        raise bad_request(_BUTTON + 'Field "text" must be of type String')
+    if not b["text"].strip():
+        raise bad_request("can't parse inline keyboard button: Text is empty")
+    if utf16_len(b["text"]) > BUTTON_TEXT_LIMIT:
+        raise bad_request("can't parse inline keyboard button: Text is too long")
+    # an empty callback_data or url is no action: a text button
+    actions = [k for k in _BUTTON_ACTIONS if k in b and b[k] not in ("", None)]
+    if not actions:
+        raise bad_request(
+            "can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"
+        )
+    if len(actions) > 1:
+        raise bad_request(
+            "can't parse inline keyboard button: exactly one of the fields "
+            f"{', '.join(actions)} must be used"
+        )
+    data, url = b.get("callback_data"), b.get("url")
+    if data is not None and (not isinstance(data, str) or len(data.encode()) > CALLBACK_DATA_BYTES):
+        raise bad_request("BUTTON_DATA_INVALID")
+    if url is not None and not str(url).startswith(("http://", "https://", "tg://")):
+        raise bad_request("BUTTON_URL_INVALID")
+    return Button(b["text"], data, None if url is None else str(url))
 
 
 def image_size(data: bytes) -> tuple[int, int]:

@@ -4,15 +4,15 @@ bot sent, callback queries and the queue of updates waiting for ``getUpdates``."
 from __future__ import annotations
 
 import asyncio
-import html
 import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .entities import visible_text
+
 JSON = dict[str, Any]
-_TAG = re.compile(r"<[^>]*>")
 _DEEP_LINK = re.compile(r"(?:https?://)?t\.me/(\w+)\?start=([A-Za-z0-9_-]{1,64})")
 
 
@@ -49,7 +49,13 @@ def utf16_len(text: str) -> int:
 
 
 def strip_html(text: str) -> str:
-    return html.unescape(_TAG.sub("", text))
+    """The text an HTML message shows (its tags dropped, its entities decoded as Telegram's)."""
+    return visible_text(text)
+
+
+QUERY_TIMEOUT = 15.0  # seconds in which Telegram takes the answer to a callback query
+ACCESSIBLE_S = 48 * 3600  # a message older than this: deleteMessage refuses, callbacks carry
+# an InaccessibleMessage
 
 
 @dataclass(frozen=True)
