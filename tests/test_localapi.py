@@ -9,7 +9,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 from PIL import Image
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Update
+from telegram import (
+    CallbackQuery,
+    ChatMemberAdministrator,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputMediaPhoto,
+    Update,
+)
 from telegram.error import (
     BadRequest,
     ChatMigrated,
@@ -115,6 +122,7 @@ async def test_group_command_private_deep_link_and_button(api: LocalBotApi) -> N
 
 
 async def test_photo_then_edit_media_and_file_download(api: LocalBotApi) -> None:
+    api.rate = RateLimits.off()  # four calls to one private chat at once: not what is tested
     wang = api.user(11, "老王")
     await wang.send("/start")
     async with running_app(api) as app:
@@ -160,6 +168,7 @@ async def test_forbidden_private_chats_and_kicked_group(api: LocalBotApi) -> Non
 
 
 async def test_telegram_validation_errors(api: LocalBotApi) -> None:
+    api.rate = RateLimits.off()  # a call after another to one chat: not what is tested
     wang = api.user(11, "老王")
     other = api.user(12, "小李")
     await wang.send("/start")
@@ -406,8 +415,89 @@ async def test_members_kick_and_raw_updates_reach_handlers(api: LocalBotApi) -> 
 
 
 # ---- as strict as Telegram
+async def test_a_late_answer_expires_and_a_second_is_refused(api: LocalBotApi) -> None:
+    """A callback query can be answered once, within 15 s of the press."""
+    api.rate = RateLimits.off()
+    wang = api.user(11, "老王")
+    await wang.send("/start")
+    queries: list[CallbackQuery] = []
+
+    async def keep(update: Update, context: Context) -> None:
+        assert update.callback_query is not None
+        queries.append(update.callback_query)
+
+    async with running_app(api, [CallbackQueryHandler(keep)]) as app:
+        sent = await app.bot.send_message(wang.id, "pick", reply_markup=keyboard(("A", "a")))
+        message = api.message(wang.id, sent.message_id)
+        await wang.press(message, data="a")
+        await wang.press(message, data="a")
+        await api.idle()
+        first, second = queries
+        api.advance(14.0)
+        assert await first.answer("in time")
+        with pytest.raises(BadRequest, match=r"(?i)query id is invalid"):
+            await first.answer("twice")
+        api.advance(1.5)
+        with pytest.raises(BadRequest, match=r"(?i)query is too old and response timeout"):
+            await second.answer("too late")
+    assert [a.text for a in wang.answers()] == ["in time"]
+
+
+async def test_old_and_deleted_messages_reach_the_bot_inaccessible(api: LocalBotApi) -> None:
+    """A press on a message older than 48 h (or deleted) carries an InaccessibleMessage (chat,
+    id, date 0); a message that old can't be deleted, only edited. (python-telegram-bot 22
+    parses it as a ``Message`` all the same: ``is_accessible`` tells it, not ``isinstance``.)"""
+    api.rate = RateLimits.off()
+    group = api.group(-1012, "Table", admins=[api.bot_id])
+    wang = api.user(11, "老王")
+    seen: list[tuple[bool, int, int]] = []
+
+    async def note(update: Update, context: Context) -> None:
+        query = update.callback_query
+        assert query is not None and query.message is not None
+        seen.append(
+            (
+                not query.message.is_accessible,
+                query.message.chat.id,
+                query.message.message_id,
+            )
+        )
+        await query.answer()
+
+    async with running_app(api, [CallbackQueryHandler(note)]) as app:
+        bot = app.bot
+        old = await bot.send_message(group.id, "old", reply_markup=keyboard(("A", "a")))
+        gone = await bot.send_message(group.id, "gone", reply_markup=keyboard(("B", "b")))
+        fresh = await bot.send_message(group.id, "fresh", reply_markup=keyboard(("C", "c")))
+        api.message(group.id, old.message_id).age(48)
+        await wang.press(api.message(group.id, old.message_id), data="a")
+        await wang.press(api.message(group.id, fresh.message_id), data="c")
+        assert await bot.delete_message(group.id, gone.message_id)
+        await wang.forge(api.message(group.id, gone.message_id), "b")
+        await api.idle()
+        with pytest.raises(BadRequest, match=r"(?i)message can't be deleted"):
+            await bot.delete_message(group.id, old.message_id)
+        await bot.edit_message_reply_markup(group.id, old.message_id)  # edits have no limit
+        assert await bot.delete_messages(group.id, [old.message_id, fresh.message_id])
+        first = await bot.send_message(group.id, "later")
+        second = await bot.send_message(group.id, "later still")
+        api.advance(47.9 * 3600)
+        assert await bot.delete_message(group.id, first.message_id)
+        api.advance(0.1 * 3600)
+        with pytest.raises(BadRequest, match=r"(?i)message can't be deleted"):
+            await bot.delete_message(group.id, second.message_id)
+    assert seen == [
+        (True, group.id, old.message_id),
+        (False, group.id, fresh.message_id),
+        (True, group.id, gone.message_id),
+    ]
+    assert not api.message(group.id, old.message_id).deleted  # too old: skipped
+    assert api.message(group.id, fresh.message_id).deleted
+
+
 async def test_html_as_telegram_parses_it(api: LocalBotApi) -> None:
     """Only Telegram's tags and entities; lengths counted on the visible text in UTF-16."""
+    api.rate = RateLimits.off()
     wang = api.user(11, "老王")
     await wang.send("/start")
     accepted = {
@@ -461,6 +551,7 @@ async def test_html_as_telegram_parses_it(api: LocalBotApi) -> None:
 
 async def test_inline_keyboards_as_telegram_takes_them(api: LocalBotApi) -> None:
     """One action a button, at most 8 buttons a row and 100 in all, texts of 64 at most."""
+    api.rate = RateLimits.off()
     wang = api.user(11, "老王")
     await wang.send("/start")
 
@@ -492,3 +583,59 @@ async def test_inline_keyboards_as_telegram_takes_them(api: LocalBotApi) -> None
         with pytest.raises(BadRequest, match=r"(?i)can't parse inline keyboard button"):
             await bot.edit_message_text("x", wang.id, sent.message_id, reply_markup=row(both))
     assert [m.text for m in api.messages(wang.id)] == ["eight", "x", "edit me"]
+
+
+async def test_closed_topic_refuses_and_anonymous_admins(api: LocalBotApi) -> None:
+    """A closed forum topic answers 400 TOPIC_CLOSED (the bot hears it closed and reopened).
+    An anonymous admin is an admin with is_anonymous; their commands come from
+    GroupAnonymousBot with the group as sender_chat, and that account is no member."""
+    api.rate = RateLimits.off()
+    forum = api.group(-1013, "Forum", forum=True, admins=[api.bot_id])
+    wang, li = api.user(11, "老王"), api.user(12, "小李")
+    forum.join_quietly(li)
+    forum.promote(wang, anonymous=True)
+    heard: list[str] = []
+
+    async def note(update: Update, context: Context) -> None:
+        msg = update.effective_message
+        assert msg is not None
+        if msg.forum_topic_closed is not None:
+            heard.append(f"closed {msg.message_thread_id}")
+        elif msg.forum_topic_reopened is not None:
+            heard.append(f"reopened {msg.message_thread_id}")
+        elif msg.sender_chat is not None and msg.from_user is not None:
+            heard.append(f"{msg.text} as {msg.sender_chat.id} from {msg.from_user.username}")
+
+    handlers = [MessageHandler(filters.ALL, note)]
+    async with running_app(api, handlers) as app:
+        bot = app.bot
+        await bot.send_message(forum.id, "in topic", message_thread_id=5)
+        await forum.close_topic(5, by=li)
+        await api.idle()
+        with pytest.raises(BadRequest, match=r"(?i)topic_closed"):
+            await bot.send_message(forum.id, "refused", message_thread_id=5)
+        with pytest.raises(BadRequest, match=r"(?i)topic_closed"):
+            await bot.send_photo(forum.id, png(), filename="a.png", message_thread_id=5)
+        await bot.send_message(forum.id, "another topic", message_thread_id=6)
+        await forum.reopen_topic(5)
+        await api.idle()
+        await bot.send_message(forum.id, "again", message_thread_id=5)
+
+        await forum.send_as_chat("/gouji")
+        await api.idle()
+        admin = await bot.get_chat_member(forum.id, wang.id)
+        assert isinstance(admin, ChatMemberAdministrator) and admin.is_anonymous
+        member = await bot.get_chat_member(forum.id, li.id)
+        assert member.status == "member"
+        for account in (1087968824, 136817688):  # GroupAnonymousBot, Channel_Bot
+            anonymous = await bot.get_chat_member(forum.id, account)
+            assert anonymous.status == "left" and anonymous.user.is_bot
+        admins = await bot.get_chat_administrators(forum.id)
+        assert {
+            a.user.id: a.is_anonymous for a in admins if isinstance(a, ChatMemberAdministrator)
+        } == {
+            wang.id: True,
+            api.bot_id: False,
+        }
+    assert heard == ["closed 5", "reopened 5", f"/gouji as {forum.id} from GroupAnonymousBot"]
+    assert [m.text for m in api.messages(forum.id, thread_id=5)] == ["in topic", "again"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -12,6 +11,7 @@ from aiohttp.web import FileField
 
 from .checks import check_text, image_size, parse_markup
 from .world import (
+    ACCESSIBLE_S,
     JSON,
     ApiError,
     CallbackAnswer,
@@ -22,6 +22,7 @@ from .world import (
     World,
     bad_request,
     deep_link_payload,
+    utf16_len,
 )
 
 NOT_MODIFIED = (
@@ -156,9 +157,13 @@ def get_file(w: World, p: Params) -> JSON:
 
 # ---- sending
 def _thread(chat: Chat, p: Params) -> int | None:
+    """The forum topic a message goes to; a closed topic refuses it (the stricter choice:
+    Telegram lets an admin with can_manage_topics post there, this server refuses all)."""
     thread = p.opt_int("message_thread_id")
     if thread is not None and not (isinstance(chat, SimGroup) and chat.forum):
         raise bad_request("message thread not found")
+    if thread is not None and isinstance(chat, SimGroup) and thread in chat.closed_topics:
+        raise bad_request("TOPIC_CLOSED")
     return thread
 
 
@@ -191,7 +196,7 @@ def _send(w: World, p: Params, text_field: str, **media: Any) -> JSON:
         disable_notification=p.flag("disable_notification"),
         link_preview_options=p.json("link_preview_options"),
         reply_to=_reply_to(w, chat, p),
-        date=int(time.time()),
+        date=w.now(),
         **media,
     )
     w.sent[(chat.id, m.message_id)] = m
@@ -274,7 +279,7 @@ def _edit(
     for name, value in (media or {}).items():
         setattr(m, name, value)
     m.edits += 1
-    m.edit_date = int(time.time())
+    m.edit_date = w.now()
     return w.message_json(m)
 
 
@@ -336,14 +341,20 @@ def edit_message_reply_markup(w: World, p: Params) -> JSON:
 
 @method("deleteMessage")
 def delete_message(w: World, p: Params) -> bool:
+    """As Telegram: a message sent less than 48 hours ago (for any message, admin or not: the
+    stricter reading of its documentation), a user's message in a group only by an admin."""
     chat = w.chat(p.chat_id())
     key = chat.id, p.integer("message_id")
     m = w.sent.get(key)
     if m is not None and not m.deleted:
+        if w.now() - m.date >= ACCESSIBLE_S:
+            raise bad_request("message can't be deleted")
         m.deleted = True
         return True
     if w.user_messages.get(key) is False:
         if isinstance(chat, SimGroup) and not chat.bot_is_admin:
+            raise bad_request("message can't be deleted")
+        if w.now() - w.user_dates.get(key, w.now()) >= ACCESSIBLE_S:
             raise bad_request("message can't be deleted")
         w.user_messages[key] = True
         return True
@@ -356,9 +367,9 @@ def delete_messages(w: World, p: Params) -> bool:
     ids = p.json("message_ids")
     if not isinstance(ids, list) or not 1 <= len(ids) <= 100:
         raise bad_request("message_ids are invalid")
-    for message_id in ids:  # messages that can't be found are skipped
+    for message_id in ids:  # messages that can't be found or deleted are skipped
         m = w.sent.get((chat.id, int(message_id)))
-        if m is not None:
+        if m is not None and w.now() - m.date < ACCESSIBLE_S:
             m.deleted = True
     return True
 
@@ -367,11 +378,11 @@ def delete_messages(w: World, p: Params) -> bool:
 def answer_callback_query(w: World, p: Params) -> bool:
     query = w.queries.get(p.text("callback_query_id") or "")
     timeout = w.query_timeout
-    late = query is not None and timeout is not None and time.monotonic() - query.created > timeout
+    late = query is not None and timeout is not None and w.clock() - query.created > timeout
     if query is None or query.answered or late:
         raise bad_request("query is too old and response timeout expired or query ID is invalid")
     text, url = p.text("text"), p.text("url")
-    if text is not None and len(text) > 200:
+    if text is not None and utf16_len(text) > 200:
         raise bad_request("MESSAGE_TOO_LONG")
     if url is not None and deep_link_payload(url, w.bot_username) is None:
         raise bad_request("URL_INVALID")

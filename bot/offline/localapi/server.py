@@ -57,7 +57,9 @@ def _bypass_proxy() -> None:
 
 
 class LocalBotApi:
-    """A Bot API server for one bot token with a simulated world of users and groups."""
+    """A Bot API server for one bot token with a simulated world of users and groups, as
+    strict as Telegram: callback queries answerable for 15 s, messages older than 48 h
+    undeletable (see :meth:`advance`); flood limits as ``rate`` says (none unless given)."""
 
     def __init__(
         self,
@@ -72,7 +74,7 @@ class LocalBotApi:
         self.calls: list[ApiCall] = []
         self.listeners: list[Callable[[ApiCall], None]] = []  # told of every call, as it ends
         self.base_url = self.base_file_url = ""
-        self._limiter = Limiter(rate) if rate else None
+        self._limiter = self._make_limiter(RateLimits.off() if rate is None else rate)
         self._faults: dict[str, list[int]] = {}
         self._runner: web.AppRunner | None = None
         self._pusher: asyncio.Task[None] | None = None
@@ -140,12 +142,23 @@ class LocalBotApi:
 
     # ---- the simulated world
     @property
-    def rate(self) -> RateLimits | None:
-        return self._limiter.limits if self._limiter else None
+    def rate(self) -> RateLimits:
+        return self._limiter.limits if self._limiter else RateLimits.off()
 
     @rate.setter
-    def rate(self, limits: RateLimits | None) -> None:
-        self._limiter = Limiter(limits) if limits else None
+    def rate(self, limits: RateLimits) -> None:
+        """New limits, their budgets full."""
+        self._limiter = self._make_limiter(limits)
+
+    @staticmethod
+    def _make_limiter(limits: RateLimits) -> Limiter | None:
+        return Limiter(limits) if limits.enabled else None
+
+    def advance(self, seconds: float) -> None:
+        """Move Telegram's clock forward: callback queries and messages age (past 15 s a query
+        can't be answered; past 48 h a message can't be deleted and a press on it carries an
+        InaccessibleMessage), flood waits and rate windows pass. The bot's clock is its own."""
+        self.world.skew += seconds
 
     def user(
         self,
@@ -305,17 +318,18 @@ class LocalBotApi:
                 )
             return 200, await self._get_updates(params)
         limiter = self._limiter if name in LIMITED and chat_id is not None else None
+        clock = self.world.clock()
         try:
             if limiter is not None and chat_id is not None:
-                wait = limiter.wait(chat_id, now)
+                wait = limiter.wait(chat_id, clock)
                 if wait > 0:
-                    after = limiter.retry_after(wait)
+                    after = limiter.refuse(chat_id, wait, clock)
                     raise ApiError(
                         429, f"Too Many Requests: retry after {after}", {"retry_after": after}
                     )
             result = call(self.world, name, params.form)
             if limiter is not None and chat_id is not None:
-                limiter.spend(chat_id, now)
+                limiter.spend(chat_id, clock)
             return 200, result
         except ApiError as exc:
             return exc.status, exc

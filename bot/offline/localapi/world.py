@@ -117,6 +117,11 @@ class SentMessage:
     def buttons(self) -> list[Button]:
         return [b for row in self.reply_markup for b in row]
 
+    def age(self, hours: float) -> None:
+        """Make the message ``hours`` older (past 48 h it can't be deleted, and a press on it
+        reaches the bot as an InaccessibleMessage)."""
+        self.date -= round(hours * 3600)
+
 
 @dataclass
 class CallbackQuery:
@@ -204,6 +209,8 @@ class SimGroup:
         self.title = title
         self.forum = forum
         self.admins = set(admins)
+        self.anonymous: set[int] = set()  # admins who post as the group (GroupAnonymousBot)
+        self.closed_topics: set[int] = set()
         self.members: list[SimUser] = []
         self.bot_kicked = False
         self.supergroup = forum or str(chat_id).startswith("-100")
@@ -238,6 +245,34 @@ class SimGroup:
         self._world.push_update({"message": body})
         await asyncio.sleep(0)
 
+    def promote(self, user: SimUser, *, anonymous: bool = False) -> None:
+        """``user`` becomes an admin; ``anonymous``: one who posts as the group (their commands
+        come from GroupAnonymousBot, see :meth:`send_as_chat`; their presses as themselves)."""
+        self.join_quietly(user)
+        self.admins.add(user.id)
+        if anonymous:
+            self.anonymous.add(user.id)
+        else:
+            self.anonymous.discard(user.id)
+
+    async def close_topic(self, thread_id: int, by: SimUser | None = None) -> None:
+        """Close a forum topic: sending to it answers 400 TOPIC_CLOSED until it is reopened."""
+        self._topic_event(thread_id, by, "forum_topic_closed")
+        self.closed_topics.add(thread_id)
+        await asyncio.sleep(0)
+
+    async def reopen_topic(self, thread_id: int, by: SimUser | None = None) -> None:
+        self._topic_event(thread_id, by, "forum_topic_reopened")
+        self.closed_topics.discard(thread_id)
+        await asyncio.sleep(0)
+
+    def _topic_event(self, thread_id: int, by: SimUser | None, kind: str) -> None:
+        if not self.forum:
+            raise ValueError("topics need a forum group")
+        actor = by or (self.members[0] if self.members else None)
+        fields = {kind: {}, "message_thread_id": thread_id, "is_topic_message": True}
+        self._world.service_message(self, actor, **fields)
+
     def join_quietly(self, user: SimUser) -> None:
         """``user`` is a member (as if long before the bot came): no service message."""
         if user not in self.members:
@@ -265,7 +300,7 @@ class SimGroup:
         change = {
             "chat": self.chat_json(),
             "from": actor.json() if actor else world.service_user,
-            "date": int(time.time()),
+            "date": world.now(),
             "old_chat_member": old,
             "new_chat_member": {"status": "kicked", "user": world.bot_json(), "until_date": 0},
         }
@@ -329,6 +364,7 @@ class World:
         self.sent: dict[tuple[int, int], SentMessage] = {}
         self.by_chat: dict[int, list[SentMessage]] = {}
         self.user_messages: dict[tuple[int, int], bool] = {}  # → deleted
+        self.user_dates: dict[tuple[int, int], int] = {}
         self.files: dict[str, bytes] = {}
         self.queries: dict[str, CallbackQuery] = {}
         self.answers: dict[int, list[CallbackAnswer]] = {}
@@ -342,7 +378,8 @@ class World:
         self.webhook_secret = ""  # sent with every delivery (X-Telegram-Bot-Api-Secret-Token)
         self.updates: list[JSON] = []  # not yet confirmed by a getUpdates offset
         self.undelivered = 0
-        self.query_timeout: float | None = None  # seconds a callback query stays answerable
+        self.query_timeout: float | None = QUERY_TIMEOUT  # seconds a query stays answerable
+        self.skew = 0.0  # seconds the simulated clock is ahead of the real one (advance)
         self.last_activity = time.monotonic()
         self.wakeup = asyncio.Event()
         self._next_update = 1
@@ -350,6 +387,19 @@ class World:
         self._next_file = 0
         self._next_query = 0
         self.service_user: JSON = {"id": 777000, "is_bot": False, "first_name": "Telegram"}
+
+    # ---- the clock (Telegram's, which a test may move forward)
+    def clock(self) -> float:
+        """Monotonic seconds: callback queries' ages, the rate limits' windows."""
+        return time.monotonic() + self.skew
+
+    def now(self) -> int:
+        """Unix time: messages' dates."""
+        return int(time.time() + self.skew)
+
+    def accessible(self, m: SentMessage) -> bool:
+        """Whether Telegram still gives the bot this message (not deleted, not 48 h old)."""
+        return not m.deleted and self.now() - m.date < ACCESSIBLE_S
 
     # ---- identities
     def bot_json(self) -> JSON:
@@ -389,10 +439,17 @@ class World:
             return {"status": "member", "user": self._user_json(user_id)}
         if user_id == self.bot_id and group.bot_kicked:
             return {"status": "kicked", "user": self.bot_json(), "until_date": 0}
+        for account in (GROUP_ANONYMOUS_BOT, CHANNEL_BOT):
+            if user_id == account["id"]:
+                # the accounts anonymous admins and channels post from: no member, no admin
+                # (the stricter choice; Telegram documents nothing of it: a post's sender_chat
+                # tells who posted)
+                return {"status": "left", "user": dict(account)}
         user = self._user_json(user_id)
         if user_id in group.admins:
             rights = dict.fromkeys(_ADMIN_CAN, True) | dict.fromkeys(_ADMIN_CANNOT, False)
             rights["can_manage_topics"] = group.forum
+            rights["is_anonymous"] = user_id in group.anonymous
             return {"status": "administrator", "user": user, **rights}
         members = {u.id for u in group.members} | {self.bot_id}
         return {"status": "member" if user_id in members else "left", "user": user}
@@ -444,6 +501,15 @@ class World:
             out["caption"] = m.text
         return out
 
+    def callback_message_json(self, m: SentMessage) -> JSON:
+        """The ``message`` of a callback query: the message, or for one the bot can no longer
+        get (deleted, or older than 48 h) an InaccessibleMessage: chat, id and date 0."""
+        if self.accessible(m):
+            return self.message_json(m)
+        chat = self.groups.get(m.chat_id) or self.users.get(m.chat_id)
+        chat_json = chat.chat_json() if chat else {"id": m.chat_id, "type": "group", "title": ""}
+        return {"chat": chat_json, "message_id": m.message_id, "date": 0}
+
     # ---- updates
     def push_update(self, body: JSON) -> None:
         body["update_id"] = self._next_update
@@ -457,7 +523,8 @@ class World:
     def incoming(self, chat: Chat, user: SimUser | None, fields: JSON) -> JSON:
         message_id = self.next_message_id(chat.id)
         self.user_messages[(chat.id, message_id)] = False
-        body: JSON = {"message_id": message_id, "date": int(time.time()), "chat": chat.chat_json()}
+        self.user_dates[(chat.id, message_id)] = self.now()
+        body: JSON = {"message_id": message_id, "date": self.now(), "chat": chat.chat_json()}
         body["from"] = user.json() if user else self.service_user
         body.update(fields)
         return body
@@ -519,11 +586,11 @@ class World:
             return  # the bot no longer hears this chat
         self._next_query += 1
         query_id = f"{self._next_query}{user.id % 100000:05d}"
-        self.queries[query_id] = CallbackQuery(query_id, user, current, time.monotonic())
+        self.queries[query_id] = CallbackQuery(query_id, user, current, self.clock())
         body = {
             "id": query_id,
             "from": user.json(),
-            "message": self.message_json(current),
+            "message": self.callback_message_json(current),
             "chat_instance": str(current.chat_id),
             "data": data,
         }
