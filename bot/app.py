@@ -192,7 +192,9 @@ async def on_button(update: Update, context: Context) -> None:
     if query is None:
         return
     rt = context.rt
-    msg = query.message
+    # a message too old (48 h) or deleted reaches the bot as an InaccessibleMessage: PTB still
+    # builds a Message of it, with date 0 — is_accessible tells
+    msg = query.message if query.message is not None and query.message.is_accessible else None
     chat_id = msg.chat.id if isinstance(msg, Message) else None
     thread = msg.message_thread_id if isinstance(msg, Message) and msg.is_topic_message else None
     answer = await rt.parts.router.press(

@@ -282,3 +282,24 @@ async def test_posts_as_a_chat_are_not_people_and_anonymous_admins_are_admins(
         await g.send_as_chat("/stop")  # an anonymous admin may stop it
         await w.settle()
         assert w.parts.tables.at(g.id, None) is None
+
+
+async def test_a_press_on_a_message_too_old_to_see_changes_nothing(tmp_path: Path) -> None:
+    """Telegram sends a press on a message older than 48 h as an InaccessibleMessage."""
+    async with world(tmp_path) as w:
+        g = w.api.group(-4500, "旧消息")
+        owner, other = people(w, 2, base=960)
+        await owner.send("/start")
+        await other.send("/start")
+        await owner.send("/gouji", g)
+        await w.settle()
+        g.join_quietly(other)
+        table = w.table(g)
+        lobby = lobby_message(w.api, g)
+        sit = button_data(lobby, LobbyOp.SIT, 3)
+        assert sit is not None
+        lobby.age(49)
+        await other.press(lobby, data=sit)
+        await w.settle()
+        assert table.seat_of(other.id) is None
+        assert "过期" in last_answer(other)
