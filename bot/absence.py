@@ -4,13 +4,12 @@ votes to leave it to the AI, a member taking it over, and the player coming back
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 
 from renderers import person, t
 
 from .buttons import Kind, VoteOp
 from .model import Seat, TableStatus
-from .outbox import Answer, Out
+from .outbox import Answer, Out, Slot, SlotKind
 from .play import Play, votes_needed
 from .router import Press, Router
 from .table import Table
@@ -65,12 +64,7 @@ class Absence:
         ai_name = t(table.lang, "bot.ai_for", name=name)
         # the player may still come back and reclaim the seat (``reclaim``)
         table.st.seats[seat] = Seat(ai_name, None, level=level, away=s.user, away_name=name)
-        table.votes.pop(seat, None)
-        table.st.afk_ver[seat] = table.st.afk_ver.get(seat, 0) + 1  # the notice's buttons die
-        self.sender.post(replace(table.afk_out(seat, len(votes), need), keyboard=None))
-        await self.tables.save(table)
-        text = t(table.lang, "bot.voted_ai", name=person(name))
-        self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+        await self._settle(table, seat, t(table.lang, "bot.voted_ai", name=person(name)))
         return Answer(t(p.lang, "bot.saved"))
 
     async def _take_over(self, table: Table, p: Press) -> Answer:
@@ -88,15 +82,21 @@ class Absence:
             return Answer(t(p.lang, "bot.need_start"), url=self.tables.deep_link(table.id, seat))
         old = s.name
         table.st.seats[seat] = Seat(user.name, user.id, lang=user.lang or row.lang)
-        table.votes.pop(seat, None)
-        table.st.afk_ver[seat] = table.st.afk_ver.get(seat, 0) + 1  # the notice's buttons die
-        self.sender.post(replace(table.afk_out(seat, 0, 0), keyboard=None))
-        await self.tables.save(table)
         text = t(table.lang, "bot.took_over", name=person(user.name), old=person(old))
-        self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+        await self._settle(table, seat, text)
         self.play.post_hand(table, seat, new=True)
         self.play.schedule(table)
         return Answer(t(p.lang, "bot.sat", n=seat + 1))
+
+    async def _settle(self, table: Table, seat: int, outcome: str) -> None:
+        """The table decided about an absent seat: no vote stands, the notice's buttons die,
+        the change is stored, and then the notice itself says the outcome (edited in place,
+        or sent if it never went out)."""
+        table.votes.pop(seat, None)
+        table.st.afk_ver[seat] = table.st.afk_ver.get(seat, 0) + 1
+        await self.tables.save(table)
+        slot = Slot(table.id, SlotKind.AFK, seat)
+        self.sender.post(Out(table.chat_id, outcome, None, table.thread_id, slot))
 
     async def dm_blocked(self, user_id: int) -> None:
         """A private chat answered 403: the player blocked the bot or never started it."""

@@ -40,6 +40,7 @@ from .workers import Workers
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 MAX_TRIES = 5
+FILE_IDS_KEPT = 4096  # pictures' file_ids kept in memory (hands repeat within a game)
 INFO_WAITING = 3  # command answers a chat's queue holds at once (a flood of /help drops the rest)
 
 
@@ -420,8 +421,15 @@ class Sender:
         if known is None:
             known = await self.uploads.get_upload(key)
             if known is not None:
-                self._file_ids[key] = known
+                self._remember(key, known)
         return key, known
+
+    def _remember(self, key: str, file_id: str) -> None:
+        """Keep a file_id in memory (the newest :data:`FILE_IDS_KEPT`; storage has them all)."""
+        self._file_ids.pop(key, None)
+        self._file_ids[key] = file_id
+        if len(self._file_ids) > FILE_IDS_KEPT:
+            del self._file_ids[next(iter(self._file_ids))]
 
     async def _with_upload(
         self,
@@ -447,7 +455,7 @@ class Sender:
         result = await self._call(chat_id, lambda: call(data), once=once)
         if isinstance(result, Message) and result.photo:
             file_id = result.photo[-1].file_id
-            self._file_ids[key] = file_id
+            self._remember(key, file_id)
             await self.uploads.save_upload(key, file_id)
         return result
 
