@@ -299,7 +299,12 @@ class Sender:
 
     async def _delete(self, chat_id: int, message_id: int) -> None:
         """The slot's earlier message goes: its buttons must not outlive it (a question asked
-        anew, a hand sent again). Too old to delete (48 h), or gone: then only its buttons."""
+        anew, a hand sent again). Too old to delete (48 h), or gone: then only its buttons.
+        A call of its own in the chat's budget: it waits the chat's pace after the send."""
+        pace = self.group_interval if chat_id < 0 else self.private_interval
+        if pace > 0:
+            await asyncio.sleep(pace)
+        await self.pace.turn()
         try:
             await self._call(chat_id, lambda: self.bot.delete_message(chat_id, message_id))
         except BadRequest:
