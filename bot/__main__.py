@@ -40,7 +40,17 @@ def main(argv: list[str] | None = None) -> int:
     bp.add_argument("--tables", type=int, default=200)
     bp.add_argument("--actions", type=int, default=12, help="actions to play at each table")
     bp.add_argument("--seed", type=int, default=1)
+    bp.add_argument(
+        "--game", action="store_true", help="one six-person game at production pacing instead"
+    )
+    bp.add_argument(
+        "--speed", type=float, default=4.0, help="--game: the clock's speed (1: real time)"
+    )
     args = parser.parse_args(argv)
+    if args.command == "bench" and args.game:
+        from .offline.gamebench import main as game_bench
+
+        return game_bench(args.seed, args.speed)
     if args.command == "bench":
         from .offline.bench import main as bench
 

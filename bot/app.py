@@ -47,14 +47,13 @@ from .health import HEARTBEAT_EVERY, Heartbeat
 from .logs import protect
 from .request import AiohttpRequest
 from .router import Command, CommandCall, Members, Where
-from .sender import Sender, markup
+from .sender import Pacing, Sender, markup
 from .tables import Config, UserInfo
 from .timers import LoopTimers
 from .workers import Workers
 
 log = logging.getLogger("gouji.app")
 HTTP_CONNECTIONS = 32  # calls to the Bot API in flight at once (more wait for a connection)
-OVERALL_PER_S = 28.0  # the sender's calls a second, all chats together
 # The order of the command menu Telegram shows (groups; a private chat shows a few of them).
 MENU = ("gouji", "join", "leave", "hand", "rules", "settings", "stop", "help")
 PRIVATE_MENU = ("start", "hand", "rules", "help")
@@ -240,9 +239,7 @@ def build_app(
     *,
     base_url: str | None = None,
     base_file_url: str | None = None,
-    group_interval: float = 3.0,
-    private_interval: float = 1.0,
-    rate_limit: bool = True,
+    pacing: Pacing | None = None,
     processes: int = 0,
     timers: LoopTimers | None = None,
     heartbeat: Heartbeat | None = None,
@@ -252,8 +249,9 @@ def build_app(
     draw the pictures and run the hard AI (0: threads); ``timers``: the tables' timers (a
     test's manual clock; by default the event loop's); ``heartbeat``: touched after each
     successful getUpdates (``python -m bot health``), or in ``webhook`` mode (no getUpdates) every
-    few seconds while the event loop runs. ``post_init`` resumes every
-    unfinished table; ``post_shutdown`` closes the sender and storage."""
+    few seconds while the event loop runs; ``pacing``: how fast the sender calls (Telegram's
+    limits by default). ``post_init`` resumes every unfinished table; ``post_shutdown``
+    closes the sender and storage."""
     protect(token)  # no log line shows it from here on
     # aiohttp instead of PTB's httpx (bot/request.py): a tenth of the CPU per call
     updates = TrackedUpdates()
@@ -273,9 +271,8 @@ def build_app(
     # Telegram's limits are kept by the sender alone: about 30 calls a second over all chats,
     # each chat paced on its own, and a flood wait (429) waited out by that chat's queue only —
     # never a pause of every call (PTB's AIORateLimiter pauses them all, answers included)
-    overall = OVERALL_PER_S if rate_limit else 0.0
     workers = Workers(processes)
-    sender = Sender(app.bot, group_interval, private_interval, workers, overall)
+    sender = Sender(app.bot, pacing or Pacing.telegram(), workers)
     timers = timers or LoopTimers()
     parts = compose(storage, sender, timers, cfg, workers)
 
@@ -285,7 +282,7 @@ def build_app(
         else:  # 403 in a group: the bot is no longer in it, even if that update was not seen
             await parts.tables.bot_removed(chat_id)
 
-    sender.bind(parts.tables, refused, storage, parts.tables.chat_migrated)
+    sender.bind(parts.tables, refused, storage, parts.tables.chat_migrated, storage)
     app.bot_data.rt = Runtime(parts, sender, workers, timers, updates)
     if webhook and heartbeat is not None:
         app.bot_data.heartbeat = heartbeat

@@ -49,6 +49,7 @@ async def resume(parts: Parts) -> int:
     """Rebuild every unfinished table from storage, re-send what players need, restart
     timers, and tell each group the bot is back; the number of tables resumed."""
     tables = await parts.tables.restore()
+    await parts.tables.send_outbox()  # what the last run stored and did not send, first
     for table in tables:
         async with table.lock:
             if table.status == TableStatus.OVER:  # its game-over message is in the chat

@@ -26,6 +26,10 @@ from .tables import Tables, UserInfo, timer_name
 log = logging.getLogger("gouji.lobby")
 
 
+# lobby buttons whose meaning does not depend on what the lobby showed when pressed
+ANY_VERSION = frozenset({LobbyOp.SIT, LobbyOp.SIT_ANY, LobbyOp.LEAVE, LobbyOp.RULES})
+
+
 class Lobby:
     """Tables from their opening to their first deal, and between games."""
 
@@ -235,11 +239,13 @@ class Lobby:
 
     # -- lobby buttons -----------------------------------------------------------------------
     def _guard(self, table: Table, p: Press) -> Answer | None:
-        """Lobby buttons count while the table seats players, on the lobby as it is now (the
-        rules button at any version)."""
+        """Lobby buttons count while the table seats players. The opener's buttons count on
+        the lobby as it is now (a start or a change of preset decided on an older lobby would
+        surprise); a player's own seat buttons and the rules at any version: people tapping
+        different seats at once each get their seat, or hear it was just taken."""
         if table.status != TableStatus.LOBBY:
             return Answer(t(table.lang, "bot.started"))
-        if p.cb.version != table.lobby_ver and p.cb.op != LobbyOp.RULES:
+        if p.cb.version != table.lobby_ver and p.cb.op not in ANY_VERSION:
             # the lobby changed since this keyboard: show the current one, do nothing
             self.sender.post(table.lobby_out())
             return Answer(t(table.lang, "bot.stale"))
@@ -331,10 +337,10 @@ class Lobby:
         events = table.match.new_game()
         table.version = table.match.version
         table.lobby_ver += 1
-        await self.tables.save(table, [entry_text(table.match.log[-1])])
+        entries = [entry_text(table.match.log[-1])]
+        lobby = table.lobby_out()  # its buttons gone, before the deal's messages
+        await self.play.commit(table, entries, events, actor=None, everyone=True, first=[lobby])
         log.info("table %d started", table.id)
-        self.sender.post(table.lobby_out())
-        self.play.show(table, events, actor=None, everyone=True)
         self.play.schedule(table)
         return Answer(t(lang, "bot.go"))
 
@@ -352,8 +358,7 @@ class Lobby:
         events = m.new_game()
         table.status = TableStatus.PLAYING
         table.version = m.version
-        await self.tables.save(table, [entry_text(m.log[-1])])
-        self.play.show(table, events, actor=None, everyone=True)
+        await self.play.commit(table, [entry_text(m.log[-1])], events, actor=None, everyone=True)
         self.play.schedule(table)
         return Answer(t(lang, "bot.go"))
 

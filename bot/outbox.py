@@ -3,8 +3,9 @@ The sender delivers them in order per chat, coalescing updates of the same messa
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from .keyboards import Keyboard
@@ -48,6 +49,24 @@ class Out:
     silent: bool = False
     new: bool = False  # a slot message sent anew (the old one is deleted), e.g. after /hand
     info: bool = False  # an answer to a command (help, rules): dropped first when a chat floods
+    # the stored row of a message caused by an action (stored with it): deleted once delivered
+    outbox_id: int | None = None
+
+    def dumps(self) -> bytes:
+        """The message as stored in the outbox, beside the action that caused it (its picture
+        is a picklable call: it is drawn when sent, after a restart too)."""
+        return pickle.dumps(replace(self, outbox_id=None), protocol=pickle.HIGHEST_PROTOCOL)
+
+    @staticmethod
+    def loads(data: bytes, outbox_id: int) -> Out:
+        """A stored message (ValueError: not one of ours, or from an incompatible version)."""
+        try:
+            out = pickle.loads(data)  # the bot's own database, written by dumps
+        except Exception as e:
+            raise ValueError(f"stored message {outbox_id} does not load: {type(e).__name__}") from e
+        if not isinstance(out, Out):
+            raise ValueError(f"stored message {outbox_id} is a {type(out).__name__}")
+        return replace(out, outbox_id=outbox_id)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import html
 import logging
 import random
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from engine.actions import Action, IllegalAction
@@ -17,6 +17,7 @@ from engine.events import Event
 from engine.matchrecord import entry_text
 from engine.vocab import Ask, Do, EventType, Phase
 from renderers import card_text, hint_text, refusal_text, t
+from renderers.fit import visible_length
 
 from .buttons import HandOp, Kind
 from .keyboards import EMPTY_SELECTION, QUICK, option_for, smallest_first, toggle
@@ -231,8 +232,8 @@ class Play:
 
     # -- moving the match --------------------------------------------------------------------
     async def act(self, table: Table, action: Action, note: str = "") -> list[Event]:
-        """Apply ``action`` (IllegalAction: nothing changed), store it, then show it. The
-        caller holds the table's lock."""
+        """Apply ``action`` (IllegalAction: nothing changed), store it with the messages it
+        causes, then send them. The caller holds the table's lock."""
         m = table.match
         assert m is not None
         events = m.apply(action)
@@ -241,25 +242,50 @@ class Play:
         table.hinted.pop(action.seat, None)
         if m.phase == Phase.OVER:
             table.status = TableStatus.OVER
+        table.note = note
         try:
-            await self.tables.save(table, [entry_text(action)])
+            await self.commit(table, [entry_text(action)], events, actor=action.seat)
         except Exception:
             # not stored: the action must not stand either — rebuild from what is stored
             await self.tables.reload(table)
             raise
-        table.note = note
-        self.show(table, events, actor=action.seat)
         if m.phase == Phase.OVER:
-            await self._game_over(table)
+            await self._store_game(table)
         self.schedule(table)
         return events
 
-    def show(
-        self, table: Table, events: list[Event], actor: int | None, everyone: bool = False
+    async def commit(
+        self,
+        table: Table,
+        entries: list[str],
+        events: list[Event],
+        actor: int | None,
+        everyone: bool = False,
+        first: Sequence[Out] = (),
     ) -> None:
-        """Post what the new events change: cheers, the log, the table, the DMs concerned."""
+        """Store the table with its new log ``entries``, then show what ``events`` change
+        (after ``first``).
+        The messages that are not kept in place (cheers, the game-over picture) are stored in
+        the outbox in the same transaction and leave it once delivered: a kill after the
+        commit loses none of them (they are sent after the restart)."""
+        outs = [*first, *self.outs(table, events, actor, everyone)]
+        if table.match is not None and table.match.phase == Phase.OVER:
+            outs += table.game_over_outs()
+        lasting = [o for o in outs if o.slot is None]
+        ids = await self.tables.save(table, entries, [o.dumps() for o in lasting])
+        stored = dict(zip(map(id, lasting), ids, strict=True))
+        for out in outs:
+            oid = stored.get(id(out))
+            self.sender.post(out if oid is None else replace(out, outbox_id=oid))
+
+    def outs(
+        self, table: Table, events: list[Event], actor: int | None, everyone: bool = False
+    ) -> list[Out]:
+        """What the new events change, in the order to send: cheers, the log, the table, the
+        DMs concerned."""
         m = table.match
         assert m is not None
+        outs: list[Out] = []
         finished, cheers = table.feed(events)
         dealt = bool(events) and events[0].type == EventType.DEALT
         if dealt:  # a new game: a new table message, its log below it, new hand messages
@@ -267,20 +293,19 @@ class Play:
             table.st.log_first = 0
             table.st.log_page += 1
             everyone = True
-            self.sender.post(replace(table.table_out(), new=True))
+            outs.append(replace(table.table_out(), new=True))
         table.lines.extend(finished)
-        for out in table.cheer_outs(cheers):
-            self.sender.post(out)
+        outs += table.cheer_outs(cheers)
         if finished:
             shown = "\n".join(table.lines[table.st.log_first :])
-            if len(shown) > LOG_LIMIT:
+            if visible_length(shown) > LOG_LIMIT:
                 # this log message is full: it keeps its lines, the next ones start a new one
                 keep = len(table.lines) - len(finished)
-                self.sender.post(table.log_out(table.lines[:keep]))
+                outs.append(table.log_out(table.lines[:keep]))
                 table.st.log_first = keep
                 table.st.log_page += 1
-            self.sender.post(table.log_out(table.lines))
-        self.sender.post(table.table_out())
+            outs.append(table.log_out(table.lines))
+        outs.append(table.table_out())
         if (
             (m.setup is not None and m.game is None)
             or any(e.type == EventType.LEADER for e in events)
@@ -298,13 +323,15 @@ class Play:
             # their phone buzz (the old one is deleted, so one question has one live message)
             s = table.st.seats[seat]
             asked_now = ask is not None and seat == ask[0] and s is not None and not s.auto
-            self.post_hand(table, seat, new=dealt or asked_now)
+            out = table.hand_out(seat)
+            if out is not None:
+                outs.append(replace(out, new=True) if dealt or asked_now else out)
+        return outs
 
-    async def _game_over(self, table: Table) -> None:
+    async def _store_game(self, table: Table) -> None:
+        """A game over: its record stored (once; the game-over message went with the action)."""
         m = table.match
         assert m is not None and m.game is not None
-        for out in table.game_over_outs():
-            self.sender.post(out)
         if table.st.stored_games < m.number:
             await self.tables.storage.save_game(
                 table.id, table.chat_id, m.number, m.game.record().to_json()

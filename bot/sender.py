@@ -33,6 +33,8 @@ from telegram.error import (
     TimedOut,
 )
 
+from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
+
 from .keyboards import Keyboard
 from .outbox import Out, Slot
 from .workers import Workers
@@ -70,6 +72,38 @@ def digest(out: Out) -> bytes:
     return hashlib.blake2b(repr((out.text, out.keyboard)).encode(), digest_size=16).digest()
 
 
+@dataclass(frozen=True)
+class Pacing:
+    """How fast the sender calls Telegram: seconds between two calls to one group and to one
+    private chat, and calls a second over all chats after a first ``burst``. Telegram's
+    limits: about 20 messages a minute in a group, about one a second in a private chat, about
+    30 a second in all (25 a second after a burst of 5 never makes more than 30 in a second)."""
+
+    group_s: float = 3.0
+    private_s: float = 1.0
+    overall_per_s: float = 25.0
+    burst: int = 5
+
+    @staticmethod
+    def telegram() -> Pacing:
+        return Pacing()
+
+    @staticmethod
+    def off() -> Pacing:
+        """No pacing (a local server without limits)."""
+        return Pacing(0.0, 0.0, 0.0)
+
+    def faster(self, factor: float) -> Pacing:
+        """The same pacing on a clock ``factor`` times as fast (tests and demos against a
+        local server whose limits run as fast: ``RateLimits.faster``)."""
+        return Pacing(
+            self.group_s / factor, self.private_s / factor, self.overall_per_s * factor, self.burst
+        )
+
+    def interval(self, chat_id: int) -> float:
+        return self.group_s if chat_id < 0 else self.private_s
+
+
 class Pace:
     """At most ``per_s`` calls a second over all chats (after a first ``burst``), granted in the
     order asked; 0: no limit. A chat's worker waits for its turn *before* it takes its next
@@ -94,9 +128,11 @@ class Pace:
 
 @dataclass
 class _Chat:
+    # when the last call to this chat went out: at first, when the sender started, as a process
+    # that died a moment ago may have spent the chat's budget (a restart's notice waits a pace)
+    last: float
     queue: deque[Out] = field(default_factory=deque)
     worker: asyncio.Task[None] | None = None
-    last: float = 0.0  # when the last call to this chat went out
 
 
 class SlotStore(Protocol):
@@ -123,6 +159,17 @@ class _NoUploads:
         return None
 
 
+class OutboxStore(Protocol):
+    """Where the messages stored with their actions wait (:class:`bot.storage.Storage`)."""
+
+    async def message_delivered(self, outbox_id: int) -> None: ...
+
+
+class _NoOutbox:
+    async def message_delivered(self, outbox_id: int) -> None:
+        return None
+
+
 class _NoSlots:
     def slot_id(self, slot: Slot) -> int | None:
         return None
@@ -145,27 +192,23 @@ class Sender:
     sender are built with it, so it is bound to them once they exist."""
 
     def __init__(
-        self,
-        bot: Bot,
-        group_interval: float = 3.0,
-        private_interval: float = 0.5,
-        workers: Workers | None = None,
-        overall_per_s: float = 0.0,
+        self, bot: Bot, pacing: Pacing | None = None, workers: Workers | None = None
     ) -> None:
         self.bot = bot
+        self.pacing = pacing or Pacing.off()
+        self.started = time.monotonic()
         self.workers = workers or Workers()  # pictures are drawn there
         self.slots: SlotStore = _NoSlots()
         self.on_migrated: Callable[[int, int], Awaitable[None]] = _ignore_move
         self._moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
         self.uploads: UploadStore = _NoUploads()
+        self.outbox: OutboxStore = _NoOutbox()
         self._file_ids: dict[str, str] = {}  # picture digest → file_id (a cache of uploads)
         self._pictures: dict[Slot, str] = {}  # slot → the digest of the picture it shows
         self.uploaded_bytes = 0  # pictures uploaded (not sent by file_id): bytes, and how many
         self.uploads_sent = 0
         self.on_refused: Callable[[int], Awaitable[None]] = _ignore
-        self.group_interval = group_interval  # ≤ 20 calls a minute in a group (Telegram)
-        self.private_interval = private_interval  # quick taps in a DM coalesce into one edit
-        self.pace = Pace(overall_per_s)  # all chats together (Telegram: about 30 a second)
+        self.pace = Pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats together
         self._chats: dict[int, _Chat] = {}
         self._shown: dict[Slot, _Shown] = {}
         self._idle = asyncio.Event()
@@ -180,20 +223,26 @@ class Sender:
         on_refused: Callable[[int], Awaitable[None]],
         uploads: UploadStore | None = None,
         on_migrated: Callable[[int, int], Awaitable[None]] | None = None,
+        outbox: OutboxStore | None = None,
     ) -> None:
         """Slots' message ids are kept by ``slots``; a chat answering 403 is reported to
         ``on_refused`` (a private chat: the player blocked the bot; a group: it left); the
-        file_ids of uploaded pictures are kept by ``uploads``."""
+        file_ids of uploaded pictures are kept by ``uploads``; a message from the ``outbox``
+        leaves it once delivered."""
         self.slots = slots
         self.on_refused = on_refused
         if uploads is not None:
             self.uploads = uploads
+        if outbox is not None:
+            self.outbox = outbox
         if on_migrated is not None:
             self.on_migrated = on_migrated
 
     # -- posting -------------------------------------------------------------------------------
     def post(self, out: Out) -> None:
-        chat = self._chats.setdefault(out.chat_id, _Chat())
+        chat = self._chats.get(out.chat_id)
+        if chat is None:
+            chat = self._chats[out.chat_id] = _Chat(self.started)
         if out.info:
             waiting = [m for m in chat.queue if m.info]
             if any(m.text == out.text for m in waiting):
@@ -244,7 +293,7 @@ class Sender:
     async def _run(self, chat_id: int, chat: _Chat) -> None:
         try:
             while chat.queue:
-                pace = self.group_interval if chat_id < 0 else self.private_interval
+                pace = self.pacing.interval(chat_id)
                 if pace > 0:
                     wait = chat.last + pace - time.monotonic()
                     if wait > 0:
@@ -266,11 +315,22 @@ class Sender:
                 if new_id is not None:
                     await self._follow(chat_id, new_id, [out, *chat.queue])
                     chat.queue.clear()
+                elif out.outbox_id is not None:
+                    # delivered, or never deliverable (refused, malformed): out of the outbox.
+                    # A kill during the call itself leaves it there: sent again after the
+                    # restart (the one case where a message may arrive twice)
+                    await self._forget(out.outbox_id)
         finally:
             # idle once no chat has a message waiting or on its way (another chat's worker may
             # still be delivering the last message it took)
             if not self._delivering and all(not c.queue for c in self._chats.values()):
                 self._idle.set()
+
+    async def _forget(self, outbox_id: int) -> None:
+        try:
+            await self.outbox.message_delivered(outbox_id)
+        except Exception:  # the database is busy or gone: at worst it is sent again later
+            log.exception("an outbox message stays stored")
 
     async def _follow(self, old: int, new: int, outs: list[Out]) -> None:
         """A group became a supergroup: its tables move (``on_migrated``), and the message
@@ -280,6 +340,8 @@ class Sender:
             self.post(replace(out, chat_id=new))
 
     async def _deliver(self, out: Out) -> None:
+        # the last guard: a message over Telegram's limit would be refused whole
+        out = replace(out, text=fit(out.text, MAX_CAPTION if out.photo else MAX_MESSAGE))
         slot = out.slot
         msg_id = None if slot is None or out.new else self.slots.slot_id(slot)
         now = digest(out) if slot is not None else b""  # what a slot's message is to show
@@ -301,7 +363,7 @@ class Sender:
         """The slot's earlier message goes: its buttons must not outlive it (a question asked
         anew, a hand sent again). Too old to delete (48 h), or gone: then only its buttons.
         A call of its own in the chat's budget: it waits the chat's pace after the send."""
-        pace = self.group_interval if chat_id < 0 else self.private_interval
+        pace = self.pacing.interval(chat_id)
         if pace > 0:
             await asyncio.sleep(pace)
         await self.pace.turn()

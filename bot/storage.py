@@ -100,11 +100,22 @@ class Storage(Protocol):
         """Stores a new table (no actions yet): fills in `table_id`, `version` = 0 and the
         timestamps on `row` and returns it. `TableExists` if the chat (topic) has an open one."""
 
-    async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None:
+    async def save_table(
+        self, row: TableRow, new_actions: Sequence[str] = (), outbox: Sequence[bytes] = ()
+    ) -> list[int]:
         """One transaction: appends `new_actions` as seq `row.version - len(new_actions)` …
-        `row.version - 1` and stores status, state and version (chat, thread and opener are fixed
-        at creation). `VersionConflict`, nothing written, unless the stored version is
-        `row.version - len(new_actions)`; `TableExists` when reopening beside an open table."""
+        `row.version - 1`, stores status, state and version (chat, thread and opener are fixed
+        at creation) and puts the messages those actions caused (`outbox`, opaque) in the
+        outbox; their outbox ids, in order. `VersionConflict`, nothing written, unless the
+        stored version is `row.version - len(new_actions)`; `TableExists` when reopening beside
+        an open table."""
+
+    async def pending_messages(self) -> list[tuple[int, bytes]]:
+        """The outbox: messages stored with their actions and not yet delivered, oldest first
+        (id, message)."""
+
+    async def message_delivered(self, outbox_id: int) -> None:
+        """An outbox message was delivered (or can never be): it leaves the outbox."""
 
     async def load_table(self, table_id: int) -> TableRow | None: ...
 
@@ -173,7 +184,18 @@ CREATE TABLE uploads (digest TEXT PRIMARY KEY, file_id TEXT NOT NULL, created_at
     WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+# Version 3: the outbox — the messages an action causes (a cheer, the game-over picture), stored
+# in the action's transaction and deleted once delivered, so a kill between the commit and the
+# send loses none of them.
+_V3 = """
+CREATE TABLE outbox (
+    outbox_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id INTEGER NOT NULL REFERENCES game_tables (table_id) ON DELETE CASCADE,
+    message BLOB NOT NULL, created_at REAL NOT NULL);
+CREATE INDEX outbox_table ON outbox (table_id);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 
 _TABLE_COLUMNS = (
     "table_id, chat_id, thread_id, status, opener, state, version, created_at, updated_at"
@@ -220,8 +242,9 @@ class _Save:
     version: int
     base: int  # the version before the new actions
     actions: list[str]
+    outbox: list[bytes]
     now: float
-    done: asyncio.Future[None]
+    done: asyncio.Future[list[int]]
 
 
 class SqliteStorage:
@@ -384,10 +407,13 @@ class SqliteStorage:
         row.table_id, row.version, row.created_at, row.updated_at = table_id, 0, now, now
         return row
 
-    async def save_table(self, row: TableRow, new_actions: Sequence[str] = ()) -> None:
-        """Stores the row and its new actions. Saves that arrive while another batch is being
-        committed are committed together (group commit): each is still refused or stored on its
-        own, but a burst of presses across many tables costs one disk sync, not one each."""
+    async def save_table(
+        self, row: TableRow, new_actions: Sequence[str] = (), outbox: Sequence[bytes] = ()
+    ) -> list[int]:
+        """Stores the row, its new actions and the messages they caused. Saves that arrive
+        while another batch is being committed are committed together (group commit): each is
+        still refused or stored on its own, but a burst of presses across many tables costs one
+        disk sync, not one each."""
         if row.table_id is None:
             raise ValueError("save_table needs a created table (table_id is None)")
         if isinstance(new_actions, str):
@@ -406,14 +432,17 @@ class SqliteStorage:
             row.version,
             base,
             list(new_actions),
+            list(outbox),
             now,
             asyncio.get_running_loop().create_future(),
         )
         self._saves.append(save)
         if self._committer is None or self._committer.done():
             self._committer = asyncio.create_task(self._commit_saves())
-        await save.done  # cancelled before its batch began: not written; after: written whole
+        # cancelled before its batch began: not written; after: written whole
+        ids = await save.done
         row.updated_at = now
+        return ids
 
     async def _commit_saves(self) -> None:
         while self._saves:
@@ -434,14 +463,14 @@ class SqliteStorage:
             for save, outcome in zip(batch, outcomes, strict=True):
                 if save.done.done():
                     continue
-                if outcome is None:
-                    save.done.set_result(None)
+                if isinstance(outcome, list):
+                    save.done.set_result(outcome)
                 else:
                     save.done.set_exception(outcome)
 
     async def _write_batch(
         self, db: aiosqlite.Connection, batch: list[_Save]
-    ) -> list[StorageError | None]:
+    ) -> list[StorageError | list[int]]:
         """A batch in a fixed number of statements, whatever its size (each statement is a trip
         to the database thread and back through the event loop, which is slow when the loop is
         busy): the stored versions read at once, stale writers refused here, then all updates
@@ -467,14 +496,16 @@ class SqliteStorage:
         return outcomes
 
     @staticmethod
-    async def _write_all(db: aiosqlite.Connection, batch: list[_Save]) -> list[StorageError | None]:
+    async def _write_all(
+        db: aiosqlite.Connection, batch: list[_Save]
+    ) -> list[StorageError | list[int]]:
         ids = sorted({s.table_id for s in batch})
         marks = ", ".join("?" * len(ids))
         async with db.execute(
             f"SELECT table_id, version FROM game_tables WHERE table_id IN ({marks})", ids
         ) as cur:
             stored: dict[int, int] = {r[0]: r[1] for r in await cur.fetchall()}
-        outcomes: list[StorageError | None] = []
+        outcomes: list[StorageError | list[int]] = []
         updates: list[tuple[Any, ...]] = []
         actions: list[tuple[int, int, str]] = []
         for save in batch:
@@ -487,7 +518,7 @@ class SqliteStorage:
                 outcomes.append(VersionConflict(msg))
                 continue
             stored[save.table_id] = save.version  # a later save of the same table follows it
-            outcomes.append(None)
+            outcomes.append([])
             updates.append((save.status, save.state, save.version, save.now, save.table_id))
             actions += [(save.table_id, save.base + i, a) for i, a in enumerate(save.actions)]
         await db.executemany(
@@ -499,7 +530,24 @@ class SqliteStorage:
             await db.executemany(
                 "INSERT INTO actions (table_id, seq, action) VALUES (?, ?, ?)", actions
             )
+        for save, outcome in zip(batch, outcomes, strict=True):
+            if isinstance(outcome, list):  # stored: its messages join the outbox (rare: cheers)
+                for message in save.outbox:
+                    async with db.execute(
+                        "INSERT INTO outbox (table_id, message, created_at) VALUES (?, ?, ?)",
+                        (save.table_id, message, save.now),
+                    ) as cur:
+                        assert cur.lastrowid is not None
+                        outcome.append(cur.lastrowid)
         return outcomes
+
+    async def pending_messages(self) -> list[tuple[int, bytes]]:
+        rows = await self._rows("SELECT outbox_id, message FROM outbox ORDER BY outbox_id")
+        return [(int(r[0]), bytes(r[1])) for r in rows]
+
+    async def message_delivered(self, outbox_id: int) -> None:
+        async with self._unit() as db:
+            await db.execute("DELETE FROM outbox WHERE outbox_id = ?", (outbox_id,))
 
     async def load_table(self, table_id: int) -> TableRow | None:
         r = await self._first(

@@ -32,7 +32,7 @@ from renderers import (
     seat_name,
     t,
 )
-from renderers.i18n import MAX_MESSAGE
+from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
 
 from .keyboards import (
     EMPTY_SELECTION,
@@ -47,7 +47,6 @@ from .model import Seat, TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
 
 LOG_LIMIT = 3500  # characters of a log message before the next one starts
-CAPTION_LIMIT = 1024  # Telegram's limit for a photo caption
 
 
 @dataclass
@@ -175,9 +174,7 @@ class Table:
             lines.append(current)
         if self.note:
             lines.append(self.note)
-        text = _fit(
-            "\n".join(lines) or "…", CAPTION_LIMIT if self.st.settings.image else MAX_MESSAGE
-        )
+        text = fit("\n".join(lines) or "…", MAX_CAPTION if self.st.settings.image else MAX_MESSAGE)
         names = self.names()
         photo = None
         key = ""
@@ -200,7 +197,7 @@ class Table:
         shown = list(lines[self.st.log_first :])
         text = "\n".join(shown) if shown else t(self.lang, "bot.log.empty")
         slot = Slot(self.id, SlotKind.LOG, self.st.log_page)
-        return Out(self.chat_id, _fit(text, MAX_MESSAGE), None, self.thread_id, slot, silent=True)
+        return Out(self.chat_id, fit(text, MAX_MESSAGE), None, self.thread_id, slot, silent=True)
 
     def cheer_outs(self, cheers: Sequence[str]) -> list[Out]:
         return [Out(self.chat_id, c, None, self.thread_id) for c in cheers]
@@ -215,7 +212,7 @@ class Table:
         return [
             Out(
                 self.chat_id,
-                _fit(text, CAPTION_LIMIT),
+                fit(text, MAX_CAPTION),
                 over_keyboard(self.id, self.match.version, lang),
                 self.thread_id,
                 photo=partial(render_game_over, view, names, lang, totals),
@@ -289,7 +286,7 @@ class Table:
             kb = waiting_keyboard(self.id, m.version, s.auto, lang)
         return Out(
             s.user,
-            _fit("\n".join(lines), CAPTION_LIMIT),
+            fit("\n".join(lines), MAX_CAPTION),
             kb,
             None,
             Slot(self.id, SlotKind.HAND, seat),
@@ -326,13 +323,3 @@ class Table:
             self.transcript = Transcript(self.names(), self.lang)
         self.transcript.feed(events)
         return self.transcript.take_finished(), self.transcript.cheers()
-
-
-def _fit(text: str, limit: int) -> str:
-    """Cut a message to Telegram's limit, keeping the end (the newest lines) whole."""
-    if len(text) <= limit:
-        return text
-    lines = text.split("\n")
-    while lines and len("\n".join(lines)) > limit - 2:
-        lines.pop(0)
-    return "…\n" + "\n".join(lines) if lines else text[: limit - 1] + "…"

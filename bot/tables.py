@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, assert_never
 
@@ -170,9 +170,12 @@ class Tables:
             table.version,
         )
 
-    async def save(self, table: Table, entries: list[str] | None = None) -> None:
-        """Store the table (and the match's new log entries). The caller holds its lock."""
-        await self.storage.save_table(self.row(table), entries or [])
+    async def save(
+        self, table: Table, entries: list[str] | None = None, outbox: Sequence[bytes] = ()
+    ) -> list[int]:
+        """Store the table (and the match's new log entries, and the messages they caused in
+        the outbox: their ids). The caller holds its lock."""
+        return await self.storage.save_table(self.row(table), entries or [], outbox)
 
     async def load(self, row: S.TableRow) -> Table:
         """A stored table as it was: its match rebuilt from its actions (BadMatchRecord,
@@ -219,6 +222,23 @@ class Tables:
             self.add(table)
             out.append(table)
         return out
+
+    async def send_outbox(self) -> int:
+        """Post the messages stored with their actions that the last run did not deliver (a
+        kill between the commit and the send), in order; how many. A message that no longer
+        loads (stored by an incompatible version) leaves the outbox unsent."""
+        pending = await self.storage.pending_messages()
+        for outbox_id, data in pending:
+            try:
+                out = Out.loads(data, outbox_id)
+            except ValueError as e:
+                log.error("%s: dropped", e)
+                await self.storage.message_delivered(outbox_id)
+                continue
+            self.sender.post(out)
+        if pending:
+            log.info("%d stored message(s) sent after the restart", len(pending))
+        return len(pending)
 
     async def _broken(self, row: S.TableRow, error: Exception) -> None:
         """A stored table that does not load (its record does not replay, or its state is not

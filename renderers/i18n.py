@@ -19,11 +19,12 @@ import string
 from functools import cache
 from pathlib import Path
 
+from .fit import MAX_MESSAGE
+
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CATALOG_DIR = DATA_DIR / "i18n"
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
-MAX_MESSAGE = 4096  # Telegram's limit for one text message
 
 _TERM = re.compile(r"( ?)\[([^\[\]]+)\]")
 

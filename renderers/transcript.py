@@ -26,7 +26,8 @@ from engine.events import Event
 from engine.ranking import chuan_team, score
 
 from .announce import deal_line
-from .i18n import MAX_MESSAGE, Catalog, lang_or_default
+from .fit import MAX_MESSAGE, fit
+from .i18n import Catalog, lang_or_default
 from .terms import card_text, rank_name, seat_name, team_names
 
 # Events the group never hears about on their own (§7: a declined burn is silent; an automatic
@@ -137,7 +138,7 @@ class Transcript:
         return _clip(head, self.cat.text("tr.join"), parts)
 
     def _add(self, text_: str, cheer: bool = False) -> None:
-        self._done.append((text_[:MAX_MESSAGE], cheer))
+        self._done.append((fit(text_, MAX_MESSAGE), cheer))
 
     def _finish(self) -> None:
         """Close the line in progress and keep it."""

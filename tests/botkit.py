@@ -27,10 +27,14 @@ from bot.offline.simplayers import (
     play_until,
     press_lobby,
 )
+from bot.sender import Pacing
 from bot.table import Table
 from bot.tables import Config
 
 NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")
+# Telegram's limits (and the bot's pacing) in test worlds run this many times as fast: the same
+# budgets, waits a SPEED-th as long
+SPEED = 20.0
 
 
 @dataclass
@@ -40,8 +44,7 @@ class World:
     api: LocalBotApi
     db: str
     cfg: Config
-    group_interval: float = 0.0
-    private_interval: float = 0.0
+    pacing: Pacing = field(default_factory=Pacing.off)
     processes: int = 0  # worker processes drawing the pictures (0: threads)
     manual_clock: bool = False  # timers wait for ``clock.advance`` (turn timers, reminders)
     webhook: bool = False  # updates delivered by webhook (else the bot polls)
@@ -60,8 +63,7 @@ class World:
                 self.api,
                 self.db,
                 self.cfg,
-                group_interval=self.group_interval,
-                private_interval=self.private_interval,
+                pacing=self.pacing,
                 processes=self.processes,
                 timers=self.clock,
                 webhook=self.webhook,
@@ -96,8 +98,8 @@ async def world(
     *,
     seed: int = 7,
     rate: RateLimits | None = None,
-    group_interval: float = 0.0,
-    private_interval: float = 0.0,
+    pacing: Pacing | None = None,
+    floods: bool = False,
     turn_s: float = 3600.0,
     ai_delay: float = 0.0,
     processes: int = 0,
@@ -105,8 +107,15 @@ async def world(
     people_rates: bool = False,
     webhook: bool = False,
 ) -> AsyncIterator[World]:
-    """``people_rates``: the flood budgets of production (simulated players tap faster than
+    """By default the local server keeps Telegram's flood limits and the bot Telegram's
+    pacing, both on a clock :data:`SPEED` times as fast; ``rate`` alone: the server's limits
+    as given and the bot's pacing off (a test of the bot under floods). Unless ``floods`` says
+    a test expects them, the world ends with a check that the bot never met a flood wait (429).
+    ``people_rates``: the flood budgets of production (simulated players tap faster than
     people, so by default they have none to speak of)."""
+    if rate is None:
+        rate = RateLimits.telegram().faster(SPEED)
+        pacing = pacing or Pacing.telegram().faster(SPEED)
     async with LocalBotApi(rate=rate) as api:
         w = World(
             api,
@@ -119,8 +128,7 @@ async def world(
                 user_rate=USER if people_rates else ROBOTS,
                 chat_rate=CHAT if people_rates else ROBOTS,
             ),
-            group_interval,
-            private_interval,
+            pacing or Pacing.off(),
             processes,
             manual_clock,
             webhook,
@@ -130,6 +138,8 @@ async def world(
             yield w
         finally:
             await w.stop_bot()
+        if not floods:
+            assert api.stats()["rate_limited"] == 0, "the bot met a flood wait (429)"
 
 
 def people(w: World, n: int = 6, lang: str = "zh", base: int = 100) -> list[SimUser]:

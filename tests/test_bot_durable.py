@@ -187,7 +187,7 @@ async def test_floods_are_waited_out_and_nothing_is_lost_or_reordered(tmp_path: 
     """The bot's own pacing off and the server's limits tight: 429s happen, the bot waits them
     out, and every announcement arrives, in order."""
     limits = RateLimits(per_chat_per_s=4.0, per_chat_burst=2, global_per_s=60.0, retry_after=1)
-    async with world(tmp_path, seed=15, rate=limits) as w:
+    async with world(tmp_path, seed=15, rate=limits, floods=True) as w:
         group = w.api.group(-2004, "g")
         users = people(w, 3)
         await open_and_seat(w, group, users)
@@ -387,9 +387,9 @@ async def test_racing_stop_gouji_and_bot_removal_keep_memory_and_storage_agreed(
         me = UserInfo(opener.id, "开桌")
         save = svc.tables.storage.save_table
 
-        async def slow_save(*args: Any, **kw: Any) -> None:  # a slow disk widens the race
+        async def slow_save(*args: Any, **kw: Any) -> list[int]:  # a slow disk widens the race
             await asyncio.sleep(0.01)
-            await save(*args, **kw)
+            return await save(*args, **kw)
 
         monkeypatch.setattr(svc.tables.storage, "save_table", slow_save)
 

@@ -23,27 +23,20 @@ from botkit import (
 )
 
 from bot.buttons import HandOp, LobbyOp, OverOp, callback_of
-from bot.offline.localapi import RateLimits
 from bot.offline.simplayers import button_data, press_lobby
 from bot.storage import SqliteStorage
 from engine.record import replay_text
+from renderers import t
 
 pytestmark = pytest.mark.e2e  # the bot end to end, through the local server
 
 
 @pytest.mark.parametrize("mode", ["polling", "webhook"])
 async def test_six_people_play_a_whole_game_by_buttons(tmp_path: Path, mode: str) -> None:
-    """A full game of six people through button presses only, under Telegram-like limits
-    (scaled ×5 in time): no 429, the group never sees a hand, the game is stored; once with
-    the bot polling, once with the updates delivered to its webhook."""
-    limits = RateLimits(per_chat_per_s=5.0, per_chat_burst=5, global_per_s=150.0)
-    async with world(
-        tmp_path,
-        rate=limits,
-        group_interval=0.25,
-        private_interval=0.2,
-        webhook=mode == "webhook",
-    ) as w:
+    """A full game of six people through button presses only, under Telegram's limits (on a
+    quicker clock, the bot's pacing alike): no 429, the group never sees a hand, the game is
+    stored; once with the bot polling, once with the updates delivered to its webhook."""
+    async with world(tmp_path, webhook=mode == "webhook") as w:
         group = w.api.group(-1001, "牌友群", admins=[w.api.bot_id])
         users = people(w)
         await open_and_seat(w, group, users)
@@ -319,3 +312,31 @@ async def test_the_webhook_takes_only_requests_with_the_secret(tmp_path: Path) -
                     assert response.status == 403
         await w.settle()
         assert w.parts.tables.at(g.id, None) is not None
+
+
+async def test_people_tapping_different_seats_at_once_each_get_theirs(tmp_path: Path) -> None:
+    """Six people tap six seats on the same lobby message before the bot has redrawn it: each is
+    seated, none is told the button expired; a seat two people tap goes to the first."""
+    async with world(tmp_path) as w:
+        group = w.api.group(-1070, "抢座", admins=[w.api.bot_id])
+        users = people(w, 7)
+        for u in users:
+            group.join_quietly(u)
+            await u.send("/start")
+        await users[0].send("/gouji", group)
+        await w.settle()
+        lobby = lobby_message(w.api, group)
+        for seat, u in enumerate(users[:6]):  # all on the keyboard as it was first drawn
+            data = button_data(lobby, LobbyOp.SIT, seat)
+            assert data is not None
+            await u.press(lobby, data=data)
+        late = button_data(lobby, LobbyOp.SIT, 2)
+        assert late is not None
+        await users[6].press(lobby, data=late)
+        await w.settle()
+        table = w.table(group)
+        assert [s.user if s else None for s in table.st.seats] == [u.id for u in users[:6]]
+        assert users[0].answers()[-1].text == t("zh", "bot.seated", n=1)  # the opener sits
+        for seat, u in enumerate(users[1:6], start=1):
+            assert u.answers()[-1].text == t("zh", "bot.sat", n=seat + 1)
+        assert users[6].answers()[-1].text == t("zh", "bot.taken", n=3)

@@ -14,7 +14,7 @@ from telegram import Chat, Message
 from telegram.error import ChatMigrated, TimedOut
 
 from bot.outbox import Out, Slot, SlotKind
-from bot.sender import Pace, Sender
+from bot.sender import Pace, Pacing, Sender
 
 
 async def test_pace_grants_a_burst_then_one_call_per_interval_in_order(
@@ -71,12 +71,8 @@ async def test_under_the_pace_a_waiting_message_takes_its_newest_content() -> No
     async def blocked(_: int) -> None:
         raise AssertionError("nobody blocked the bot")
 
-    sender = Sender(
-        bot,  # type: ignore[arg-type]
-        group_interval=0.0,
-        private_interval=0.0,
-        overall_per_s=50.0,  # a burst of 5, then one call each 20 ms
-    )
+    # a burst of 5, then one call each 20 ms
+    sender = Sender(bot, Pacing(0.0, 0.0, 50.0))  # type: ignore[arg-type]
     sender.bind(Slots(), blocked)
     for chat in range(1, 9):  # eight players' hands appear at once
         sender.post(Out(chat, f"hand {chat} v1", slot=Slot(7, SlotKind.HAND, chat)))
@@ -119,7 +115,7 @@ async def test_queued_messages_follow_a_group_to_its_new_id() -> None:
         async def slot_sent(self, slot: Slot, message_id: int) -> None:
             return None
 
-    sender = Sender(bot, group_interval=0.0, private_interval=0.0)  # type: ignore[arg-type]
+    sender = Sender(bot)  # type: ignore[arg-type]
     sender.bind(Slots(), refused, on_migrated=moved)
     for text in ("开点！", "走头科", "本局结束"):
         sender.post(Out(-5, text))
@@ -139,7 +135,7 @@ class SlowNetworkBot(FakeBot):
 
 async def test_a_new_message_that_timed_out_is_not_sent_twice() -> None:
     bot = SlowNetworkBot()
-    sender = Sender(bot, group_interval=0.0, private_interval=0.0)  # type: ignore[arg-type]
+    sender = Sender(bot)  # type: ignore[arg-type]
     sender.post(Out(7, "轮到你出牌"))
     await sender.drain(timeout=5.0)
     assert bot.calls == [("send", 7, "轮到你出牌")]  # once, though its answer never came

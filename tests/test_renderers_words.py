@@ -23,7 +23,8 @@ from renderers import (
     rules_text,
     t,
 )
-from renderers.i18n import LANGS, MAX_MESSAGE
+from renderers.fit import MAX_MESSAGE
+from renderers.i18n import LANGS
 from renderers.samples import sample_over, sample_view
 
 NAMES = ("老王", "Alice", "小李", "Bob", "张三", "Eve")
@@ -287,3 +288,23 @@ def test_burn_prompts_split_into_break_and_counter() -> None:
     assert "反烧" in other and "解烧" not in other
     headless = dataclasses.replace(base, seat=5, burning=1, headless=(False,) * 5 + (True,))
     assert "解烧" in prompt_text(headless, "zh", NAMES)  # §12: a 无头 player breaks a burn
+
+
+def test_lengths_are_counted_as_telegram_counts_them() -> None:
+    """Visible text in UTF-16 units: tags out, entities decoded, an emoji outside the basic
+    plane two units; a text too long keeps its newest lines, never a tag cut in half."""
+    from renderers.fit import MAX_CAPTION, fit, visible_length
+
+    assert visible_length("<b>a&amp;b</b>") == 3
+    assert visible_length("🐼老王") == 4
+    name = "<b>" + "🐼" * 20 + " &lt;Jr&gt;</b>"
+    lines = [f"{i} {name} 出了 3个K" for i in range(20)]
+    text = "\n".join(lines)
+    assert len(text) <= MAX_CAPTION < visible_length(text)  # code points would let it through
+    cut = fit(text, MAX_CAPTION)
+    assert visible_length(cut) <= MAX_CAPTION
+    assert cut.startswith("…\n") and cut.endswith(lines[-1])
+    assert all(line in lines for line in cut.split("\n")[1:])  # whole lines only
+    long_line = "<b>" + "🐼" * 600 + "</b>"
+    one = fit(long_line, MAX_CAPTION)
+    assert visible_length(one) <= MAX_CAPTION and "<" not in one and one.endswith("…")

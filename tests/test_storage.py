@@ -166,7 +166,7 @@ async def test_saves_arriving_together_are_each_stored_or_refused_alone(st: Sqli
         st.save_table(old),
         return_exceptions=True,
     )
-    assert results[:30] == [None] * 30
+    assert results[:30] == [[]] * 30  # stored, no outbox messages
     assert isinstance(results[30], VersionConflict)
     assert isinstance(results[31], TableExists)
     for row in rows:
@@ -188,7 +188,7 @@ async def test_saves_arriving_together_are_each_stored_or_refused_alone(st: Sqli
         st.save_table(rows[3]),
         return_exceptions=True,
     )
-    assert again[0] is None and again[1] is None and again[4] is None
+    assert again[0] == [] and again[1] == [] and again[4] == []
     assert isinstance(again[2], VersionConflict) and isinstance(again[3], TableNotFound)
     assert rows[0].table_id is not None and rows[2].table_id is not None
     assert await st.load_actions(rows[0].table_id) == ["0 play 3", "1 pass", "2 play 5", "3 pass"]
@@ -242,7 +242,7 @@ async def test_many_tables_write_concurrently(st: SqliteStorage) -> None:
                     st.save_table(b, [f"{seq} b"]),
                     return_exceptions=True,
                 )
-                assert sorted(type(g).__name__ for g in got) == ["NoneType", "VersionConflict"]
+                assert sorted(type(g).__name__ for g in got) == ["VersionConflict", "list"]
                 conflicts += 1
                 fresh = await st.load_table(row.table_id)
                 assert fresh is not None and fresh.version == seq + 1
@@ -514,3 +514,25 @@ async def test_uploads_are_remembered_by_digest(tmp_path: Path) -> None:
         assert await st.get_upload("abc") == "FILE1"
     async with SqliteStorage(tmp_path / "u.sqlite3") as st:  # and survives a restart
         assert await st.get_upload("abc") == "FILE1"
+
+
+async def test_the_outbox_is_stored_with_its_actions_or_not_at_all(tmp_path: Path) -> None:
+    """Messages an action causes are stored in its transaction, survive a restart until
+    delivered, and are never stored for a refused save."""
+    path = tmp_path / "o.sqlite3"
+    async with SqliteStorage(path) as st:
+        row = await st.create_table(lobby())
+        assert row.table_id is not None
+        row.version = 1
+        ids = await st.save_table(row, ["0 play 3"], [b"cheer-1", b"cheer-2"])
+        assert len(ids) == 2 and ids[0] < ids[1]
+        stale = TableRow(**{**row.__dict__, "version": 1})
+        with pytest.raises(VersionConflict):
+            await st.save_table(stale, ["0 play 4"], [b"never"])
+        assert await st.pending_messages() == [(ids[0], b"cheer-1"), (ids[1], b"cheer-2")]
+        await st.message_delivered(ids[0])
+        await st.message_delivered(ids[0])  # twice: no harm
+    async with SqliteStorage(path) as st:  # what was not delivered survives a restart
+        assert await st.pending_messages() == [(ids[1], b"cheer-2")]
+        await st.message_delivered(ids[1])
+        assert await st.pending_messages() == []

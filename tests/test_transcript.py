@@ -16,7 +16,8 @@ from engine.match import Match
 from engine.rules import STANDARD
 from engine.vocab import EventType
 from renderers import Transcript, describe_events
-from renderers.i18n import LANGS, MAX_MESSAGE
+from renderers.fit import MAX_MESSAGE
+from renderers.i18n import LANGS
 
 NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")
 

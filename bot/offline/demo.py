@@ -24,8 +24,9 @@ from engine.rules import PRESETS
 
 from ..budget import ROBOTS
 from ..buttons import HandOp, Kind, LobbyOp, OverOp
+from ..sender import Pacing
 from ..tables import Config
-from .localapi import LocalBotApi, SentMessage, SimGroup
+from .localapi import LocalBotApi, RateLimits, SentMessage, SimGroup
 from .localbot import local_bot, runtime
 from .screens import last_screen, render_chat
 from .simplayers import (
@@ -44,6 +45,9 @@ NAMES = {
     "en": ("Wang", "Li", "Zhang", "Qiang", "Uncle Wang", "Mei"),
 }
 GROUP_ID = -1001234
+# The demo's clock: Telegram's flood limits (kept by the local server) and the bot's pacing run
+# this many times as fast, so a whole game of players who never hesitate takes a minute or so
+SPEED = 10.0
 # Telegram's own header lines for the screenshots: the bot's name, "bot", the group's members
 SCREEN_HEADERS = {
     "zh": ("够级裁判", "机器人", "{n} 位成员"),
@@ -174,7 +178,7 @@ async def demo(
     """``screens``: also save the chat screenshots there as ``bot_group.png`` and
     ``bot_dm.png`` (the README's samples)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    async with LocalBotApi() as api:
+    async with LocalBotApi(rate=RateLimits.telegram().faster(SPEED)) as api:
         dm = DmSnapshot(api)
         group = api.group(GROUP_ID, "够级" if lang == "zh" else "Gouji", admins=[api.bot_id])
         with tempfile.TemporaryDirectory() as tmp:
@@ -187,7 +191,8 @@ async def demo(
                 user_rate=ROBOTS,  # simulated players tap faster than people can
                 chat_rate=ROBOTS,
             )
-            async with local_bot(api, f"{tmp}/demo.sqlite3", cfg, group_interval=1.0) as app:
+            pacing = Pacing.telegram().faster(SPEED)
+            async with local_bot(api, f"{tmp}/demo.sqlite3", cfg, pacing=pacing) as app:
                 players = await play_one_game(api, group, seed, lang, preset, each_round=dm)
                 await runtime(app).sender.drain()
                 await api.idle()

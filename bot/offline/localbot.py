@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from telegram import Update
 
 from ..app import GoujiApp, Runtime, build_app, post_init, post_shutdown
+from ..sender import Pacing
 from ..storage import SqliteStorage
 from ..tables import Config
 from ..timers import LoopTimers
@@ -23,9 +24,7 @@ async def local_bot(
     db_path: str,
     cfg: Config,
     *,
-    group_interval: float = 0.0,
-    private_interval: float = 0.0,
-    rate_limit: bool = False,
+    pacing: Pacing | None = None,
     poll_timeout: int = 5,
     processes: int = 0,
     timers: LoopTimers | None = None,
@@ -41,9 +40,7 @@ async def local_bot(
         cfg,
         base_url=api.base_url,
         base_file_url=api.base_file_url,
-        group_interval=group_interval,
-        private_interval=private_interval,
-        rate_limit=rate_limit,
+        pacing=pacing or Pacing.off(),
         processes=processes,
         timers=timers,
     )

@@ -59,7 +59,8 @@ def _bypass_proxy() -> None:
 class LocalBotApi:
     """A Bot API server for one bot token with a simulated world of users and groups, as
     strict as Telegram: callback queries answerable for 15 s, messages older than 48 h
-    undeletable (see :meth:`advance`); flood limits as ``rate`` says (none unless given)."""
+    undeletable (see :meth:`advance`); flood limits as ``rate`` says (Telegram's unless given:
+    :meth:`RateLimits.telegram`)."""
 
     def __init__(
         self,
@@ -74,7 +75,7 @@ class LocalBotApi:
         self.calls: list[ApiCall] = []
         self.listeners: list[Callable[[ApiCall], None]] = []  # told of every call, as it ends
         self.base_url = self.base_file_url = ""
-        self._limiter = self._make_limiter(RateLimits.off() if rate is None else rate)
+        self._limiter = self._make_limiter(RateLimits.telegram() if rate is None else rate)
         self._faults: dict[str, list[int]] = {}
         self._runner: web.AppRunner | None = None
         self._pusher: asyncio.Task[None] | None = None
@@ -90,6 +91,9 @@ class LocalBotApi:
         self._open_queries: dict[str, _Delivered] = {}
         self._last: dict[int | str, int] = {}  # chat id or query id → last delivered update
         self._latency: list[float] = []
+        self._query_at: dict[str, float] = {}  # a press's query id → when it was delivered
+        self._answers: list[float] = []  # seconds from a press's delivery to its answer
+        self.uploads: list[int] = []  # the size of each file uploaded (not sent by file_id)
         self._first_calls: list[str] = []  # the method of each first call, as in _latency
         self._methods = {name.lower(): name for name in [*METHODS, "getUpdates"]}
         _bypass_proxy()
@@ -205,6 +209,11 @@ class LocalBotApi:
         """Seconds from an update's delivery to the bot's first call about its chat or query."""
         return list(self._latency)
 
+    def answer_latency(self) -> list[float]:
+        """Seconds from each press's delivery to the bot's answer to it (answerCallbackQuery),
+        answered or refused."""
+        return list(self._answers)
+
     def first_calls(self) -> list[str]:
         """The method of each :meth:`latency`'s first call, in the same order."""
         return list(self._first_calls)
@@ -281,6 +290,8 @@ class LocalBotApi:
                 named_chat = None
             query_id = params.text("callback_query_id")
             follows = self._follow(named_chat, query_id, now, name)
+            if name == "answerCallbackQuery" and query_id in self._query_at:
+                self._answers.append(now - self._query_at.pop(query_id))
             query = self.world.queries.get(query_id or "")
             chat_id = query.message.chat_id if query else named_chat
             if request.match_info["token"] != self.token:
@@ -297,6 +308,8 @@ class LocalBotApi:
         else:
             body = {"ok": True, "result": result}
         shown = {k: v if isinstance(v, str) else "<file>" for k, v in form.items()}
+        if status == 200:
+            self.uploads += [_size(v) for v in form.values() if not isinstance(v, str)]
         error = result.description if isinstance(result, ApiError) else None
         record = ApiCall(name, chat_id, now, status, error, follows, query_id, shown)
         self.calls.append(record)
@@ -419,6 +432,7 @@ class LocalBotApi:
             self._last[chat_id] = update_id
         if query_id is not None:
             self._open_queries[query_id] = record
+            self._query_at[query_id] = now
             self._last[query_id] = update_id
 
     def _follow(
@@ -437,3 +451,13 @@ class LocalBotApi:
         if query_id is not None and query_id in self._last:
             return self._last[query_id]
         return self._last.get(chat_id) if chat_id is not None else None
+
+
+def _size(field: object) -> int:
+    """The bytes of an uploaded file field (an aiohttp FileField or bytes)."""
+    if isinstance(field, web.FileField):
+        at = field.file.tell()
+        size = field.file.seek(0, 2)  # its end: its size, read or not
+        field.file.seek(at)
+        return size
+    return len(field) if isinstance(field, bytes | bytearray) else 0
