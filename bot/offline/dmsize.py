@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from engine.ai import decide
 from engine.match import Match
-from engine.rules import STANDARD
+from engine.rules import STANDARD, Rules
 from engine.vocab import Status
 
 from ..model import Seat, TableState, TableStatus
@@ -32,12 +32,18 @@ def utf16(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def table_at(seed: int, names: list[str], until: Callable[[Match], bool], lang: str) -> Table:
+def table_at(
+    seed: int,
+    names: list[str],
+    until: Callable[[Match], bool],
+    lang: str,
+    rules: Rules = STANDARD,
+) -> Table:
     """A table of six players whose match (seeded) the easy AI plays until ``until`` holds."""
     st = TableState()
     st.seats = [Seat(n, user=1000 + i, lang=lang) for i, n in enumerate(names)]
     table = Table(1, -100, None, 1000, TableStatus.PLAYING, st)
-    m = Match(STANDARD, seed=seed)
+    m = Match(rules, seed=seed)
     table.match = m
     table.feed(m.new_game())
     rng = random.Random(seed)
