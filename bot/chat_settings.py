@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine.rules import Rules
-from renderers import help_text, rules_text, t
+from renderers import help_text, rules_text, switch_value, t
 
 from .buttons import Callback, Kind, SettingsOp
 from .keyboards import Button, Keyboard
@@ -30,14 +30,6 @@ CYCLES: dict[str, tuple[Any, ...]] = {
 
 def _cb(version: int, op: SettingsOp, arg: int | str = "") -> str:
     return Callback(Kind.SETTINGS, 0, version, op, str(arg)).encode()
-
-
-def _value(v: Any, lang: str) -> str:
-    if isinstance(v, bool):
-        return "✅" if v else "❌"
-    if isinstance(v, int):
-        return str(v)
-    return t(lang, f"bot.val.{v}")
 
 
 def settings_text(settings: ChatSettings) -> str:
@@ -73,7 +65,8 @@ def settings_keyboard(settings: ChatSettings) -> Keyboard:
     for i, (name, value) in enumerate(rules.switches().items()):
         row.append(
             Button(
-                f"{t(lang, f'bot.sw.{name}')} {_value(value, lang)}", _cb(v, SettingsOp.SWITCH, i)
+                f"{t(lang, f'bot.sw.{name}')} {switch_value(name, value, lang)}",
+                _cb(v, SettingsOp.SWITCH, i),
             )
         )
         if len(row) == 2:

@@ -9,7 +9,7 @@ spectator's view (``view(None)``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -18,6 +18,7 @@ from engine.cards import NRANKS, Counts, fmt, parse
 from engine.events import Event
 from engine.legal import Legal
 from engine.match import Match
+from engine.view import SeatView
 from engine.vocab import Ask, Do, EventType, Phase, Status
 from renderers import (
     Transcript,
@@ -32,7 +33,9 @@ from renderers import (
     seat_name,
     t,
 )
+from renderers.dm import table_lines
 from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
+from renderers.hand_image import render_out
 
 from .keyboards import (
     EMPTY_SELECTION,
@@ -240,34 +243,9 @@ class Table:
         lang = self.seat_lang(seat)
         view = m.view(seat)
         hand_text = view.hand or ""
-        names = self.names()
         asked = view.to_act == seat and not m.over
         legal = m.choices(seat)
-        lines = [t(lang, "bot.hand.title", game=view.number, name=person(s.name))]
-        if (asked and not s.auto) or view.phase == Phase.OVER:
-            lines.append(prompt_text(view, lang, names))
-        else:
-            if view.asked == Ask.BURN:  # §7: who may burn is nobody else's business
-                lines.append(t(lang, "ask.wait.anyone"))
-            elif view.to_act is not None:
-                lines.append(t(lang, "bot.hand.waiting", name=seat_name(view.to_act, names, lang)))
-            if view.top is not None:
-                lines.append(
-                    t(
-                        lang,
-                        "bot.table.top",
-                        name=seat_name(view.top.seat, names, lang),
-                        cards=card_text(view.top.cards, lang),
-                    )
-                )
-            if s.auto:
-                lines.append(t(lang, "bot.hand.auto_on"))
-        partners = [
-            t(lang, "bot.hand.partner", name=seat_name(p, names, lang), cards=card_text(h, lang))
-            for p, h in enumerate(view.partner_hands)
-            if h
-        ]
-        lines.extend(partners)  # §13 看联邦牌
+        lines = self._dm_lines(seat, view, asked and not s.auto)
         if self.hinted.get(seat) and asked:
             lines.append(self.hinted[seat])
         sel = self.selection.get(seat, EMPTY_SELECTION)
@@ -284,6 +262,7 @@ class Table:
                 )
         elif view.phase != Phase.OVER:
             kb = waiting_keyboard(self.id, m.version, s.auto, lang)
+        photo, photo_key = self._dm_picture(seat, view)
         return Out(
             s.user,
             fit("\n".join(lines), MAX_CAPTION),
@@ -291,9 +270,58 @@ class Table:
             None,
             Slot(self.id, SlotKind.HAND, seat),
             # the keyboard shows the chosen cards: the picture changes only with the hand
-            photo=partial(render_hand, hand_text),
-            photo_key=hand_text,
+            photo=photo,
+            photo_key=photo_key,
         )
+
+    def _dm_lines(self, seat: int, view: SeatView, asked: bool) -> list[str]:
+        """The caption of a player's hand message: who and how many cards, the table from the
+        seat's own view (renderers.dm), then what they are asked or whom they wait for."""
+        s = self.st.seats[seat]
+        assert s is not None
+        lang = self.seat_lang(seat)
+        names = self.names()
+        out_of_play = view.status[seat] != Status.ACTIVE and view.phase != Phase.OVER
+        name = person(s.name)
+        if out_of_play or not view.hand:
+            lines = [t(lang, "dm.title.out", game=view.number, name=name)]
+        else:
+            lines = [t(lang, "dm.title", game=view.number, name=name, n=len(view.hand))]
+        played = self.transcript.played if self.transcript else None
+        lines += table_lines(view, names, lang, played)
+        if asked or view.phase == Phase.OVER:
+            lines.append(prompt_text(view, lang, names, brief=True))
+        elif out_of_play:
+            rank = view.ranks[seat]
+            if rank is None:  # §5.4: a revolutionary's rank is settled later
+                lines.append(t(lang, "dm.out.revolted"))
+            else:
+                lines.append(t(lang, "dm.out", rank=rank_name(rank, lang)))
+        elif view.asked == Ask.BURN:  # §7: who may burn is nobody else's business
+            lines.append(t(lang, "ask.wait.anyone"))
+        elif view.to_act is not None:
+            key = "dm.waiting.choose" if view.phase == Phase.SETUP else "bot.hand.waiting"
+            lines.append(t(lang, key, name=seat_name(view.to_act, names, lang)))
+        if s.auto and not out_of_play and view.phase != Phase.OVER:
+            lines.append(t(lang, "bot.hand.auto_on"))
+        lines.extend(  # §13 看联邦牌
+            t(lang, "bot.hand.partner", name=seat_name(p, names, lang), cards=card_text(h, lang))
+            for p, h in enumerate(view.partner_hands)
+            if h
+        )
+        return lines
+
+    def _dm_picture(self, seat: int, view: SeatView) -> tuple[Callable[[], bytes], str]:
+        """The hand message's picture: the hand, or once the player is out of play (gone out,
+        闷, 诈烧, 革命) or holds nothing, a strip with their rank instead of an empty table —
+        still a picture, since a photo message's media can be edited but never removed."""
+        hand = view.hand or ""
+        rank = view.ranks[seat]
+        active = view.status[seat] == Status.ACTIVE
+        if (hand and active) or (active and rank is None):
+            return partial(render_hand, hand), hand
+        label = t(self.seat_lang(seat), f"img.rank.{rank}" if rank else f"img.{view.status[seat]}")
+        return partial(render_out, label), f"out:{label}"
 
     # -- building a play ---------------------------------------------------------------------
     def selection_ok(self, seat: int) -> bool:

@@ -5,7 +5,7 @@ each read once and cached.
 """
 
 from .announce import SAID_AS, SILENT_EVENTS, describe_event, describe_events, game_over_text
-from .guide import help_text, rules_text
+from .guide import help_text, rules_text, switch_value
 from .hand_image import render_hand
 from .i18n import DEFAULT_LANG, LANGS, Catalog, t
 from .png import render_game_over, render_table
@@ -48,6 +48,7 @@ __all__ = [
     "render_table",
     "rules_text",
     "seat_name",
+    "switch_value",
     "t",
     "team_names",
     "tribute_name",

@@ -31,6 +31,23 @@ def _switch_key(switch: str, value: object) -> tuple[str, dict[str, object]]:
     return f"rules.{switch}.{value}", {}
 
 
+def switch_value(switch: str, value: object, lang: str = "zh") -> str:
+    """A §13 switch's value as its /settings button shows it: ✅/❌ for on and off, words for the
+    rest (``看联邦牌 不看``, ``报牌 剩10张``, ``报牌 一直``), never a bare number."""
+    cat = Catalog.load(lang)
+    if isinstance(value, bool):
+        return "✅" if value else "❌"
+    if switch == "partner_cards_at" and isinstance(value, int):
+        key = "val.partner_cards_at.n" if value else "val.partner_cards_at.never"
+        return cat.text(key, n=value)
+    if switch == "counts_at" and isinstance(value, int):
+        if value >= 36:  # §13: 36 = always (a hand never holds more)
+            return cat.text("val.always")
+        return cat.text("val.counts_at.n" if value else "val.counts_at.never", n=value)
+    key = f"bot.val.{value}"
+    return cat.text(key) if key in cat else html.escape(str(value))
+
+
 def rules_text(rules: Rules, lang: str = "zh") -> str:
     """Every switch of RULES.md §13 in words, under the preset's name; switches that differ from
     the preset are marked."""

@@ -19,7 +19,7 @@ from PIL import Image, ImageDraw
 
 from engine.cards import BIG, NRANKS, SMALL, TEN, TWO, parse
 
-from .fonts import draw_text, font
+from .fonts import draw_text, drawable, font
 
 CARD_W, CARD_H = 100, 142
 SS = 2  # supersampling factor of tiles
@@ -229,6 +229,23 @@ def render_hand(hand: str, selected: str = "") -> bytes:
                 canvas.paste(b, (bx, by), b)
             x += gw + GAP
         y0 += row_h + ROW_GAP
+    out = canvas.quantize(palette=_palette(), dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    out.save(buf, "PNG", compress_level=6)
+    return buf.getvalue()
+
+
+OUT_W, OUT_H = MAX_W, 180  # the picture of a player out of play: a strip, not a table of cards
+
+
+def render_out(label: str) -> bytes:
+    """The DM's picture once the player is out of play (gone out, 闷, 诈烧, 革命): no cards,
+    only ``label`` (their rank) beside a star on the hand's green, so the photo message keeps a
+    photo (Telegram edits a photo's media, never a photo into text)."""
+    canvas = Image.new("RGB", (OUT_W, OUT_H), BG)
+    draw = ImageDraw.Draw(canvas)
+    _star(draw, OUT_H * 0.6, OUT_H / 2, OUT_H * 0.3, GOLD)
+    draw_text(draw, (OUT_H * 1.1, OUT_H / 2), drawable(label), 72, FACE, anchor="lm")
     out = canvas.quantize(palette=_palette(), dither=Image.Dither.NONE)
     buf = io.BytesIO()
     out.save(buf, "PNG", compress_level=6)

@@ -50,9 +50,13 @@ def refusal_text(code: str, lang: str = "zh", **params: object) -> str:
     return cat.text(key)
 
 
-def prompt_text(view: SeatView, lang: str = "zh", names: Sequence[str] = ()) -> str:
+def prompt_text(
+    view: SeatView, lang: str = "zh", names: Sequence[str] = (), *, brief: bool = False
+) -> str:
     """What the asked player is asked, for their DM (HTML). ``view`` is that player's view; with
-    ``names`` the prompt names other players, else it says ``N号位``."""
+    ``names`` the prompt names other players, else it says ``N号位``. ``brief``: beside the
+    table lines of :func:`renderers.dm.table_lines` and the hand's picture, neither who is
+    burning nor the hand in words."""
     lang = lang_or_default(lang)
     cat = Catalog.load(lang)
     seen: set[str] = set()
@@ -110,9 +114,9 @@ def prompt_text(view: SeatView, lang: str = "zh", names: Sequence[str] = ()) -> 
         lines.append(line("prompt.four_way"))
     elif me < len(view.headless) and view.headless[me] and view.phase == "play":
         lines.append(line("prompt.headless"))
-    if view.burning is not None and view.burning != me:
+    if view.burning is not None and view.burning != me and not brief:
         lines.append(line("prompt.burning_other", name=name(view.burning)))
-    if view.hand is not None:
+    if view.hand is not None and not brief:
         lines.append(line("prompt.hand", n=len(view.hand), cards=hand_text(view.hand, lang)))
     return "\n".join(lines)
 

@@ -28,6 +28,7 @@ from engine.ranking import chuan_team, score
 from .announce import deal_line
 from .fit import MAX_MESSAGE, fit
 from .i18n import Catalog, lang_or_default
+from .played import Played
 from .terms import card_text, rank_name, seat_name, team_names
 
 # Events the group never hears about on their own (§7: a declined burn is silent; an automatic
@@ -66,7 +67,8 @@ class Transcript:
     ``current`` the line of the trick in progress (for the bot to edit in place), None between
     tricks; ``cheers`` — independent of ``take_finished`` — the lines completed since its own last
     call that deserve a group message of their own: burn outcomes, 闷, 开点, 走科, 四户乱缠, 革命
-    and the end of the game. Every cheer is also one of the finished lines.
+    and the end of the game. Every cheer is also one of the finished lines. ``played``: the
+    game's plays as every seat saw them (for the players' DMs).
     """
 
     def __init__(self, names: Sequence[str], lang: str) -> None:
@@ -79,6 +81,7 @@ class Transcript:
         self._line: _Line | None = None
         self._closing = False  # the line's trick is over; tail events may still add to it
         self._after: list[tuple[str, bool]] = []  # lines that wait for the trick in progress
+        self.played = Played()
         self._new_game()
 
     def _new_game(self) -> None:
@@ -92,6 +95,7 @@ class Transcript:
     # -- the API -----------------------------------------------------------------------------
 
     def feed(self, events: Sequence[Event]) -> None:
+        self.played.feed(events)
         for ev in events:
             self._event(ev)
         if self._closing:
