@@ -189,10 +189,10 @@ def tap(legal: Legal, hand: Counts, selection: Counts, op: HandOp, arg: str) -> 
             group = groups[body_of(selection)]
             fits = [p for p in group if p.counts[x] == want]
             if fits:
-                # the way of making it that changes the other 2s and jokers least
+                # the cheapest way of making it that adds no other 2 or joker (they make way)
                 def change(p: Play) -> tuple[int, tuple[int, int, int, int]]:
-                    moved = sum(abs(p.counts[e] - selection[e]) for e in EXTRAS if e != x)
-                    return moved, spend_key(p)
+                    added = sum(max(0, p.counts[e] - selection[e]) for e in EXTRAS if e != x)
+                    return added, spend_key(p)
 
                 return min(fits, key=change).counts
     return selection
