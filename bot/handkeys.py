@@ -31,7 +31,6 @@ from .buttons import Callback, HandOp, Kind
 
 QUICK = 6  # one-tap answers offered, one per rank, cheapest first
 EXTRAS = (TWO, SMALL, BIG)  # cards that join a play of another rank (贴钱, 挂花, §3)
-JOKERS = BIG  # the group key of joker-only answers
 EMPTY_SELECTION: Counts = (0,) * NRANKS
 ANSWERS = (Ask.ANSWER, Ask.BURN, Ask.LAST)  # asks answered by beating the top
 ROW_UNITS = 33  # a 390 px phone row: about three buttons of eleven narrow characters
@@ -93,17 +92,16 @@ def duty_shortfall(hand: Counts, cards: str, bie3: bool) -> tuple[int, int]:
 # -- the groups of answers ----------------------------------------------------------------------
 def body_of(counts: Sequence[int]) -> int:
     """The rank a play is made of (its group): the plain rank, else 2 (only 2s besides jokers),
-    else :data:`JOKERS`."""
+    else its strongest joker (joker-only plays)."""
     for r in range(TWO):
         if counts[r]:
             return r
-    return TWO if counts[TWO] else JOKERS
+    return TWO if counts[TWO] else BIG if counts[BIG] else SMALL
 
 
 def spend_key(p: Play) -> tuple[int, int, int, int]:
-    """How much a play spends: jokers, then 2s, then the body's rank."""
-    sh = p.shape
-    return (p.counts[BIG] + p.counts[SMALL], p.counts[TWO], sh.base, sh.small)
+    """How much a play spends: jokers, then 2s, then the body's rank, then big jokers."""
+    return (p.counts[BIG] + p.counts[SMALL], p.counts[TWO], p.shape.base, p.counts[BIG])
 
 
 def smallest_first(plays: Iterable[Play]) -> list[Play]:
@@ -242,8 +240,7 @@ def move_label(move: Move, legal: Legal, hand: Counts, selection: Counts, lang: 
         label = "+" + short_cards(RANK_CHARS[x] * n, lang)
         return "✅" + label if selection[x] == n else label
     rank = RANK_CHARS.index(arg)
-    name = t(lang, "taps.group.jokers") if rank == JOKERS and not legal.any_lead else ""
-    name = name or t(lang, f"taps.card.{arg}")
+    name = t(lang, f"taps.card.{arg}")
     if legal.any_lead:
         return f"✅{name}" if selection[rank] else f"{name}×{hand[rank]}"
     chosen = as_play(selection)

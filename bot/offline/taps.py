@@ -17,13 +17,14 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable
 
 from engine.ai import decide
-from engine.cards import NRANKS, TWO, Counts, parse
+from engine.cards import BIG, NRANKS, SMALL, TWO, Counts, parse
 from engine.legal import Legal
 from engine.match import Match
+from engine.plays import Play
 from engine.rules import PRESETS
 from engine.vocab import Do
 
-from ..handkeys import EMPTY_SELECTION, EXTRAS, moves, quick_answers, situation, smallest_first, tap
+from ..handkeys import EMPTY_SELECTION, EXTRAS, moves, quick_answers, situation, tap
 
 Step = Callable[[Counts], Iterable[Counts]]
 MAX_DEPTH = 40
@@ -77,7 +78,13 @@ def old_step(legal: Legal, hand: Counts) -> Step:
 
 
 def old_quick(legal: Legal) -> list[Counts]:
-    return [p.counts for p in smallest_first(legal.plays)[:6]] if not legal.any_lead else []
+    """The six cheapest answers (the key the keyboard before used)."""
+
+    def key(p: Play) -> tuple[int, int, int, int]:
+        sh = p.shape
+        return (p.counts[BIG] + p.counts[SMALL], p.counts[TWO], sh.base, sh.small)
+
+    return [] if legal.any_lead else [p.counts for p in sorted(legal.plays, key=key)[:6]]
 
 
 # -- the games --------------------------------------------------------------------------------
@@ -108,7 +115,8 @@ def _plus_play(taps: int | None) -> int:
 
 
 def measure(games: int, seed: int) -> dict[str, list[tuple[int, int]]]:
-    """Presses (before, now) of every play decision, by what was asked ("pass": 过 and 让牌)."""
+    """Presses (before, now) of every play decision, by what was asked ("pass": 过 and 让牌;
+    leads of a 够级 play with 2s or jokers apart)."""
     out: dict[str, list[tuple[int, int]]] = {}
     for g in range(games):
         rules = PRESETS[list(PRESETS)[g % len(PRESETS)]]
@@ -123,6 +131,9 @@ def measure(games: int, seed: int) -> dict[str, list[tuple[int, int]]]:
             if match.game is not None:
                 cards = d.action.cards if d.action.do == Do.PLAY else None
                 key = kind if cards is not None else "pass"
+                play = Play.parse(cards or "")
+                if kind == "lead" and play is not None and play.gouji and play.has_money_or_flower:
+                    key = "gouji lead, 2s/jokers"
                 out.setdefault(key, []).append(decision_taps(match, seat, cards))
             match.apply(d.action)
     return out
@@ -133,17 +144,22 @@ def p90(values: list[int]) -> float:
 
 
 def report(taps: dict[str, list[tuple[int, int]]]) -> str:
-    lines = [f"{'decisions':<18}{'n':>6}  {'before med/p90/max':>20}  {'now med/p90/max':>17}"]
+    head = (
+        f"{'decisions':<22}{'n':>6}  {'before med/p90/max/mean':>24}  {'now med/p90/max/mean':>21}"
+    )
+    lines = [head]
     groups = {**taps, "all": [x for v in taps.values() for x in v]}
     groups["plays (not 过)"] = [x for k, v in taps.items() for x in v if k != "pass"]
+    groups["leads"] = [x for k, v in taps.items() for x in v if "lead" in k]
     for name, pairs in groups.items():
         if not pairs:
             continue
         cols = []
         for i in (0, 1):
             vals = [p[i] for p in pairs]
-            cols.append(f"{statistics.median(vals):g}/{p90(vals):g}/{max(vals)}")
-        lines.append(f"{name:<18}{len(pairs):>6}  {cols[0]:>20}  {cols[1]:>17}")
+            mean = statistics.fmean(vals)
+            cols.append(f"{statistics.median(vals):g}/{p90(vals):g}/{max(vals)}/{mean:.2f}")
+        lines.append(f"{name:<22}{len(pairs):>6}  {cols[0]:>24}  {cols[1]:>21}")
     now = Counter(p[1] for pairs in taps.values() for p in pairs)
     lines.append("presses now: " + ", ".join(f"{k}: {now[k]}" for k in sorted(now)))
     return "\n".join(lines)
