@@ -1,6 +1,7 @@
-"""Inline keyboards, as plain data (rows of :class:`Button`): the lobby, a player's hand, the
-deal phase's questions, the game over. Pure functions of what the engine offers, so only legal
-moves are ever shown; the sender turns them into Telegram markup."""
+"""Inline keyboards, as plain data (rows of :class:`Button`): the lobby, a player's hand (the
+play's keyboard is :mod:`bot.handkeys`), the deal phase's questions, the game over. Pure
+functions of what the engine offers, so only legal moves are ever shown; the sender turns them
+into Telegram markup."""
 
 from __future__ import annotations
 

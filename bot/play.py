@@ -227,8 +227,8 @@ class Play:
             return action
         lang = table.seat_lang(seat)
         warning = self._burn_warning(table, action) if p.cb.op != HandOp.CONFIRM else None
-        if warning is not None:
-            table.confirm[seat] = Pending(table.version, action.cards)
+        if warning is not None and table.match is not None:
+            table.confirm[seat] = Pending(table.match.version, action.cards)
             self.post_hand(table, seat)
             return Answer(warning, alert=True)
         table.confirm.pop(seat, None)
