@@ -52,7 +52,9 @@ class LobbyOp(StrEnum):
 
 
 class HandOp(StrEnum):
-    RANK = "r"  # arg: a rank; choose cards of it for a play
+    RANK = "r"  # arg: a rank; choose cards of it for a play (bot.handkeys)
+    COUNT = "n"  # arg: n; n cards of the chosen rank (a lead)
+    EXTRA = "e"  # arg: 2, S or B and n; n of those 2s or jokers in the play (贴钱, 挂花)
     RETURN_RANK = "t"  # arg: a rank; choose cards of it for 还贡 (§11)
     CLEAR = "c"  # the choice emptied
     PLAY = "p"  # play (or return) the chosen cards
@@ -61,7 +63,10 @@ class HandOp(StrEnum):
     PASS = "x"  # 过 / 不烧
     YIELD = "y"  # 让牌 (§6.4)
     HINT = "i"  # 提示
-    AUTO = "a"  # 托管 on or off
+    AUTO = "a"  # 托管 on (asks for its confirmation) or off
+    AUTO_YES = "A"  # 确认托管
+    CONFIRM = "k"  # play the burn that was warned about (§7 诈烧 ahead)
+    CANCEL = "z"  # the pending confirmation dropped
 
 
 class OverOp(StrEnum):
@@ -100,6 +105,7 @@ class Arg(StrEnum):
     SEAT = "seat"  # 0–5
     RANK = "rank"  # a character of RANK_CHARS
     INDEX = "index"  # 0–99
+    EXTRA = "extra"  # 2, S or B, then 1–99: how many of them
 
 
 # The ops that take an argument, keyed by kind too: ops of different kinds share letters (and,
@@ -110,6 +116,8 @@ ARGS: dict[tuple[Kind, Op], Arg] = {
     (Kind.VOTE, VoteOp.TAKE): Arg.SEAT,
     (Kind.HAND, HandOp.RANK): Arg.RANK,
     (Kind.HAND, HandOp.RETURN_RANK): Arg.RANK,
+    (Kind.HAND, HandOp.COUNT): Arg.INDEX,
+    (Kind.HAND, HandOp.EXTRA): Arg.EXTRA,
     (Kind.HAND, HandOp.QUICK): Arg.INDEX,
     (Kind.HAND, HandOp.OPTION): Arg.INDEX,
     (Kind.SETTINGS, SettingsOp.SWITCH): Arg.INDEX,
@@ -135,6 +143,8 @@ def _arg_ok(kind: Kind, op: Op, arg: str) -> bool:
             return len(arg) == 1 and arg in RANK_CHARS
         case Arg.INDEX:
             return arg.isdigit() and len(arg) <= 2
+        case Arg.EXTRA:
+            return arg[:1] in ("2", "S", "B") and arg[1:].isdigit() and len(arg) <= 3
     return arg == ""
 
 

@@ -1,77 +1,46 @@
-"""Inline keyboards, as plain data (rows of :class:`Button`): the lobby, a player's hand, the
-deal phase's questions, the game over. Pure functions of what the engine offers, so only legal
-moves are ever shown; the sender turns them into Telegram markup."""
+"""Inline keyboards, as plain data (rows of :class:`Button`): the lobby, a player's hand (the
+play's keyboard is :mod:`bot.handkeys`), the deal phase's questions, the game over. Pure
+functions of what the engine offers, so only legal moves are ever shown; the sender turns them
+into Telegram markup."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from engine.actions import Action
-from engine.cards import BIG, NRANKS, RANK_CHARS, SMALL, TWO, Counts, fmt
+from engine.cards import NRANKS, RANK_CHARS, Counts, fmt
 from engine.legal import Legal
-from engine.plays import Play
 from engine.rules import PRESETS
 from engine.vocab import Ask, Do
 from renderers import button_text, card_text, t
 
 from .buttons import Callback, HandOp, Kind, LobbyOp, Op, OverOp, VoteOp
+from .handkeys import (
+    EMPTY_SELECTION,
+    NOTHING_SPECIAL,
+    Button,
+    Keyboard,
+    Situation,
+    auto_row,
+    hand_keyboard,
+    smallest_first,
+)
 from .model import AiLevel, Seat
 
-QUICK = 6  # one-tap answers offered, smallest first
-PER_ROW = 5  # rank buttons in a row
-EXTRAS = (TWO, SMALL, BIG)
-EMPTY_SELECTION: Counts = (0,) * NRANKS  # cards that join a play of another rank (贴钱, 挂花, §3)
+PER_ROW = 5  # rank buttons of a 还贡 in a row
 
-
-@dataclass(frozen=True)
-class Button:
-    text: str
-    data: str | None = None  # callback data
-    url: str | None = None  # a link (deep link to the bot's DM)
-
-
-Keyboard = list[list[Button]]
+__all__ = [
+    "EMPTY_SELECTION",
+    "Button",
+    "Keyboard",
+    "Situation",
+    "hand_keyboard",
+    "smallest_first",
+]
 
 
 def _b(text: str, kind: Kind, table: int, version: int, op: Op, arg: str | int = "") -> Button:
     return Button(text, Callback(kind, table, version, op, str(arg)).encode())
-
-
-# -- the selection of cards to play -----------------------------------------------------------
-def toggle(selection: Counts, hand: Counts, rank: int) -> Counts:
-    """A tap on ``rank``'s button. A plain rank: the first tap takes the whole group, each
-    further tap one card fewer, down to none; choosing another plain rank replaces it (a play
-    has one body rank, §3). A 2 or a joker: each tap adds one, past the last back to none."""
-    sel = list(selection)
-    if rank in EXTRAS:
-        sel[rank] = (sel[rank] + 1) % (hand[rank] + 1)
-        return tuple(sel)
-    for r in range(TWO):
-        if r != rank:
-            sel[r] = 0
-    sel[rank] = hand[rank] if sel[rank] == 0 else sel[rank] - 1
-    return tuple(sel)
-
-
-def usable_ranks(legal: Legal) -> list[int]:
-    """Ranks that take part in some legal play, strongest first (what the rank buttons offer)."""
-    used = [False] * NRANKS
-    for p in legal.plays:
-        for r, n in enumerate(p.counts):
-            if n:
-                used[r] = True
-    return [r for r in range(NRANKS - 1, -1, -1) if used[r]]
-
-
-def smallest_first(plays: Sequence[Play]) -> list[Play]:
-    """Answers ordered as a player would spend them: lowest body, fewest 2s and jokers."""
-
-    def key(p: Play) -> tuple[int, int, int, int]:
-        sh = p.shape
-        return (p.counts[BIG] + p.counts[SMALL], p.counts[TWO], sh.base, sh.small)
-
-    return sorted(plays, key=key)
 
 
 def rank_label(rank: int, held: int, chosen: int, lang: str) -> str:
@@ -90,7 +59,7 @@ def _rank_rows(
     op: HandOp,
     lang: str,
 ) -> Keyboard:
-    """Rank buttons, :data:`PER_ROW` a row; ``op`` RANK (a play's cards) or RETURN_RANK."""
+    """Rank buttons, :data:`PER_ROW` a row (``op`` RETURN_RANK: cards for 还贡)."""
     return [
         [
             _b(
@@ -108,53 +77,6 @@ def _rank_rows(
 
 
 # -- keyboards --------------------------------------------------------------------------------
-def hand_keyboard(
-    table: int,
-    version: int,
-    legal: Legal,
-    hand: Counts,
-    selection: Counts,
-    selection_ok: bool,
-    auto: bool,
-    lang: str,
-) -> Keyboard:
-    """The asked player's keyboard in the play: rank buttons, one-tap answers, 出牌 with what
-    would be played, 过 / 不烧, 让牌, 提示, 托管."""
-    rows: Keyboard = []
-    if legal.ask in (Ask.ANSWER, Ask.BURN, Ask.LAST) and legal.plays:
-        quick = smallest_first(legal.plays)[:QUICK]
-        row: list[Button] = []
-        for k, p in enumerate(quick):
-            row.append(
-                _b("▶ " + card_text(str(p), lang), Kind.HAND, table, version, HandOp.QUICK, k)
-            )
-            if len(row) == 3:
-                rows.append(row)
-                row = []
-        if row:
-            rows.append(row)
-    ranks = usable_ranks(legal)
-    rows.extend(_rank_rows(table, version, ranks, hand, selection, HandOp.RANK, lang))
-    act: list[Button] = []
-    if any(selection):
-        act.append(_b(button_text("clear", lang), Kind.HAND, table, version, HandOp.CLEAR))
-    if selection_ok:
-        label = t(lang, "bot.btn.play_cards", cards=card_text(fmt(selection), lang))
-        act.append(_b(label, Kind.HAND, table, version, HandOp.PLAY))
-    if act:
-        rows.append(act)
-    last: list[Button] = []
-    if legal.can_pass:
-        key = "no_burn" if legal.ask == Ask.BURN else "pass"
-        last.append(_b(button_text(key, lang), Kind.HAND, table, version, HandOp.PASS))
-    if legal.can_yield:
-        last.append(_b(button_text("yield", lang), Kind.HAND, table, version, HandOp.YIELD))
-    last.append(_b(button_text("hint", lang), Kind.HAND, table, version, HandOp.HINT))
-    last.append(_auto_button(table, version, auto, lang))
-    rows.append(last)
-    return rows
-
-
 _OPTION_LABEL = {
     Do.REVOLT: "revolt",
     Do.NO_REVOLT: "no_revolt",
@@ -212,14 +134,11 @@ def option_for(legal: Legal, selection: Counts) -> Action | None:
     return next((o for o in legal.options if o.cards == chosen), None)
 
 
-def waiting_keyboard(table: int, version: int, auto: bool, lang: str) -> Keyboard:
-    """A player's hand message while others act: only 托管 on or off."""
-    return [[_auto_button(table, version, auto, lang)]]
-
-
-def _auto_button(table: int, version: int, auto: bool, lang: str) -> Button:
-    label = t(lang, "bot.btn.auto_off" if auto else "bot.btn.auto")
-    return _b(label, Kind.HAND, table, version, HandOp.AUTO)
+def waiting_keyboard(
+    table: int, version: int, auto: bool, lang: str, sit: Situation = NOTHING_SPECIAL
+) -> Keyboard:
+    """A player's hand message while others act: only 托管 on or off (with its confirmation)."""
+    return [auto_row(table, version, auto, sit.pending, lang)]
 
 
 def lobby_keyboard(

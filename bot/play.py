@@ -20,7 +20,8 @@ from renderers import card_text, hint_text, refusal_text, t
 from renderers.fit import visible_length
 
 from .buttons import HandOp, Kind
-from .keyboards import EMPTY_SELECTION, QUICK, option_for, smallest_first, toggle
+from .handkeys import AUTO, Pending, duty_shortfall, moves, quick_answers, tap
+from .keyboards import EMPTY_SELECTION, option_for, smallest_first
 from .model import AiLevel, TableStatus
 from .outbox import Answer, Out, Slot, SlotKind
 from .router import CommandCall, Press, Router
@@ -29,7 +30,7 @@ from .tables import Tables, UserInfo, timer_name
 from .workers import Workers
 
 log = logging.getLogger("gouji.play")
-ANSWERS = (Ask.ANSWER, Ask.BURN, Ask.LAST)  # asks the one-tap answers are offered for
+UNTIMED = (HandOp.AUTO, HandOp.AUTO_YES, HandOp.CANCEL)  # 托管 and its confirmation: any time
 
 
 class Play:
@@ -45,32 +46,66 @@ class Play:
         router.command("hand", self._cmd_hand)
         router.guard(Kind.HAND, self._guard)
         router.on(Kind.HAND, HandOp.AUTO, self._auto)
-        for op in (HandOp.RANK, HandOp.RETURN_RANK):
+        router.on(Kind.HAND, HandOp.AUTO_YES, self._auto_yes)
+        router.on(Kind.HAND, HandOp.CANCEL, self._cancel)
+        for op in (HandOp.RANK, HandOp.COUNT, HandOp.EXTRA, HandOp.RETURN_RANK):
             router.on(Kind.HAND, op, self._choose)
         router.on(Kind.HAND, HandOp.CLEAR, self._clear)
         router.on(Kind.HAND, HandOp.HINT, self._hint)
-        for op in (HandOp.PLAY, HandOp.QUICK, HandOp.OPTION, HandOp.PASS, HandOp.YIELD):
+        submitting = (HandOp.PLAY, HandOp.QUICK, HandOp.CONFIRM, HandOp.OPTION, HandOp.PASS)
+        for op in (*submitting, HandOp.YIELD):
             router.on(Kind.HAND, op, self._submit)
 
     # -- a player's buttons ------------------------------------------------------------------
     def _guard(self, table: Table, p: Press) -> Answer | None:
         """A hand button counts for the match as it is: the table plays at its version, and
-        only 托管 may be pressed when it is someone else's turn."""
+        only 托管 (and its confirmation) may be pressed at any time, whoever's turn it is."""
         assert p.seat is not None
         lang = table.seat_lang(p.seat)
         m = table.match
-        if m is None or table.status != TableStatus.PLAYING or p.cb.version != m.version:
+        if m is None or table.status != TableStatus.PLAYING:
             return Answer(t(lang, "bot.stale"))
-        if p.cb.op == HandOp.AUTO:
+        if p.cb.op in UNTIMED:
             return None
+        if p.cb.version != m.version:
+            return Answer(t(lang, "bot.stale"))
         ask = m.asked()
         if ask is None or ask[0] != p.seat:
             return Answer(t(lang, "bot.not_your_turn"))
         return None
 
     async def _auto(self, table: Table, p: Press) -> Answer:
-        """托管 on or off, at any time."""
+        """托管: off at once; on only after 确认托管 (a mis-tap beside the cards must not hand
+        the seat to the AI in front of the group)."""
         seat = _seat(p)
+        s = table.st.seats[seat]
+        assert s is not None
+        if s.auto:
+            return await self._auto_switch(table, seat)
+        table.confirm[seat] = Pending(table.version, AUTO)
+        self.post_hand(table, seat)
+        return Answer(t(table.seat_lang(seat), "taps.auto.ask"))
+
+    async def _auto_yes(self, table: Table, p: Press) -> Answer:
+        """确认托管: the AI plays the seat from now on."""
+        seat = _seat(p)
+        s = table.st.seats[seat]
+        assert s is not None
+        pending = table.confirm.get(seat)
+        if s.auto or pending is None or pending.what != AUTO:
+            return Answer(t(table.seat_lang(seat), "bot.stale"))
+        del table.confirm[seat]
+        return await self._auto_switch(table, seat)
+
+    async def _cancel(self, table: Table, p: Press) -> Answer:
+        """取消: the confirmation asked for (托管, or a burn that will fail) is dropped."""
+        seat = _seat(p)
+        table.confirm.pop(seat, None)
+        self.post_hand(table, seat)
+        return Answer(t(table.seat_lang(seat), "taps.cancelled"))
+
+    async def _auto_switch(self, table: Table, seat: int) -> Answer:
+        """托管 on or off."""
         s = table.st.seats[seat]
         assert s is not None
         lang = table.seat_lang(seat)
@@ -94,24 +129,31 @@ class Play:
         return Answer(t(lang, "bot.auto_on_me" if s.auto else "bot.auto_off_me"))
 
     async def _choose(self, table: Table, p: Press) -> Answer:
-        """A rank tapped: cards of it chosen for a play, or for 还贡 (§11)."""
+        """A rank, a count, 2s or jokers tapped: cards chosen for a play (bot.handkeys), or a
+        rank for 还贡 (§11)."""
         seat = _seat(p)
         m = table.match
         assert m is not None
         view = m.view(seat)
         hand = parse(view.hand or "")
+        sel = table.selection.get(seat, EMPTY_SELECTION)
+        if p.cb.op != HandOp.RETURN_RANK:
+            legal = m.choices(seat)
+            move = (HandOp(p.cb.op), p.cb.arg)
+            if move not in moves(legal, hand, sel):
+                return Answer(t(table.seat_lang(seat), "bot.stale"))
+            table.selection[seat] = tap(legal, hand, sel, *move)
+            self.post_hand(table, seat)
+            return Answer()
         rank = p.cb.rank
         if not hand[rank]:
             return Answer(t(table.seat_lang(seat), "bot.bad_button"))
-        sel = table.selection.get(seat, EMPTY_SELECTION)
-        if p.cb.op == HandOp.RANK:
-            table.selection[seat] = toggle(sel, hand, rank)
-        else:  # 还贡: one card more of that rank, up to what may be returned
-            cap = table.returnable(m.choices(seat))[rank]
-            n = view.returning[1] if view.returning else 0
-            new = list(sel)
-            new[rank] = 0 if sel[rank] >= cap or sum(sel) >= n else sel[rank] + 1
-            table.selection[seat] = tuple(new)
+        # 还贡: one card more of that rank, up to what may be returned
+        cap = table.returnable(m.choices(seat))[rank]
+        n = view.returning[1] if view.returning else 0
+        new = list(sel)
+        new[rank] = 0 if sel[rank] >= cap or sum(sel) >= n else sel[rank] + 1
+        table.selection[seat] = tuple(new)
         self.post_hand(table, seat)
         return Answer()
 
@@ -157,11 +199,16 @@ class Play:
                     return Answer(t(lang, "bot.pick_return", n=n), alert=True)
                 return action
             case HandOp.QUICK:
-                # only the one-tap answers the keyboard offers (answers to a top, the first few)
-                quick = smallest_first(legal.plays)[:QUICK] if legal.ask in ANSWERS else []
+                # only the one-tap answers the keyboard offers (answers to a top)
+                quick = quick_answers(legal)
                 if p.cb.index >= len(quick):
                     return Answer(t(lang, "bot.stale"))
                 return Action(seat, Do.PLAY, str(quick[p.cb.index]))
+            case HandOp.CONFIRM:
+                pending = table.confirm.get(seat)
+                if pending is None or pending.what == AUTO or pending.version != m.version:
+                    return Answer(t(lang, "bot.stale"))
+                return Action(seat, Do.PLAY, pending.what)
             case HandOp.OPTION:
                 if p.cb.index >= len(legal.options):
                     return Answer(t(lang, "bot.stale"))
@@ -173,12 +220,19 @@ class Play:
         return Answer(t(lang, "bot.bad_button"))
 
     async def _submit(self, table: Table, p: Press) -> Answer:
-        """出牌, a one-tap answer, a deal-phase answer, 过 or 让牌: the action applied."""
+        """出牌, a one-tap answer, a deal-phase answer, 过 or 让牌: the action applied. A burn
+        that cannot meet its duty is warned about first and played on 确认 (§7 诈烧)."""
         seat = _seat(p)
         action = self._action_of(table, p)
         if isinstance(action, Answer):
             return action
         lang = table.seat_lang(seat)
+        warning = self._burn_warning(table, action) if p.cb.op != HandOp.CONFIRM else None
+        if warning is not None and table.match is not None:
+            table.confirm[seat] = Pending(table.match.version, action.cards)
+            self.post_hand(table, seat)
+            return Answer(warning, alert=True)
+        table.confirm.pop(seat, None)
         s = table.st.seats[seat]
         assert s is not None
         s.timeouts = 0
@@ -190,6 +244,22 @@ class Play:
         if action.do == Do.PLAY:
             return Answer(t(lang, "bot.played", cards=card_text(action.cards, lang)))
         return Answer(t(lang, f"bot.did.{action.do}"))
+
+    def _burn_warning(self, table: Table, action: Action) -> str | None:
+        """The warning before a burn (or 反烧) that cannot meet its duty (§7): None for any
+        other action."""
+        m = table.match
+        game = m.game if m is not None else None
+        if game is None or action.do != Do.PLAY:
+            return None
+        if game.burn_feasible(action.seat, action.cards) is not False:
+            return None
+        top = game.top
+        kind = "counter" if top is not None and top.burn else "burn"
+        hand = tuple(game.hands[action.seat])
+        leads, jokers = duty_shortfall(hand, action.cards, game.rules.bie3)
+        lang = table.seat_lang(action.seat)
+        return t(lang, f"taps.{kind}.warn", leads=leads, jokers=jokers)
 
     def returned(self, table: Table, seat: int) -> bool:
         """The player of ``seat`` plays again: votes about the seat are void, and its AFK

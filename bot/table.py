@@ -37,6 +37,7 @@ from renderers.dm import table_lines
 from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
 from renderers.hand_image import render_out
 
+from .handkeys import Pending, situation
 from .keyboards import (
     EMPTY_SELECTION,
     afk_keyboard,
@@ -72,6 +73,7 @@ class Table:
     hinted: dict[int, str] = field(default_factory=dict)  # seat → the hint shown
     lines: list[str] = field(default_factory=list)  # the current game's finished log lines
     votes: dict[int, set[int]] = field(default_factory=dict)  # AFK seat → users voting for AI
+    confirm: dict[int, Pending] = field(default_factory=dict)  # seat → a tap to confirm
 
     # -- who is who --------------------------------------------------------------------------
     @property
@@ -250,18 +252,18 @@ class Table:
             lines.append(self.hinted[seat])
         sel = self.selection.get(seat, EMPTY_SELECTION)
         kb = None
+        sit = situation(m, seat, self.confirm.get(seat))
         if asked and not s.auto and legal.ask is not None:
             hand = parse(hand_text)
             if legal.ask in (Ask.LEAD, Ask.ANSWER, Ask.BURN, Ask.LAST):
-                kb = hand_keyboard(
-                    self.id, m.version, legal, hand, sel, self.selection_ok(seat), False, lang
-                )
+                ok = self.selection_ok(seat)
+                kb = hand_keyboard(self.id, m.version, legal, hand, sel, ok, False, lang, sit)
             else:
                 kb = deal_keyboard(
                     self.id, m.version, legal, hand, sel, self.returnable(legal), lang
                 )
         elif view.phase != Phase.OVER:
-            kb = waiting_keyboard(self.id, m.version, s.auto, lang)
+            kb = waiting_keyboard(self.id, m.version, s.auto, lang, sit)
         photo, photo_key = self._dm_picture(seat, view)
         return Out(
             s.user,

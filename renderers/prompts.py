@@ -92,7 +92,9 @@ def prompt_text(
             key = "ask.answer.gouji"
         lines.append(line(key, owner=owner, cards=cards))
     elif asked == Ask.BURN:
-        lines.append(line("ask.burn", owner=owner, cards=cards))
+        # §7: a claim on a burn play is 反烧 (the burner's 对头 answers it as 解烧 instead)
+        key = "ask.burn.counter" if top is not None and top.burn else "ask.burn"
+        lines.append(line(key, owner=owner, cards=cards))
     elif asked == Ask.LAST:
         lines.append(line("ask.last", cards=cards))
     elif asked == Ask.REVOLT:

@@ -84,6 +84,7 @@ async def seat_in_auto(w: World, g: SimGroup, humans: list[SimUser]) -> int:
     await start(w, g, humans[0])
     away = humans[-1]
     await hand_press(w, away, HandOp.AUTO)
+    await hand_press(w, away, HandOp.AUTO_YES)  # 托管 only once confirmed
     table = w.table(g)
     seat = table.seat_of(away.id)
     assert seat is not None and table.st.seats[seat] is not None

@@ -12,6 +12,7 @@ from ..buttons import Callback, HandOp, Kind, LobbyOp, Op, callback_of
 from .localapi import LocalBotApi, SentMessage, SimGroup, SimUser
 
 RETRY_AFTER_S = 5.0  # a patient player taps again on a message unchanged this long
+AUTO_OPS = (HandOp.AUTO, HandOp.AUTO_YES, HandOp.CANCEL)  # 托管 and its confirmation
 
 
 def buttons_of(msg: SentMessage) -> list[Callback]:
@@ -39,7 +40,8 @@ def has_button(msg: SentMessage, kind: Kind, op: Op) -> bool:
 
 class SimPlayer:
     """A player who, when their hand message asks them something, answers it: a one-tap answer
-    or 过, a rank then 出牌, the hint then 出牌, or a deal-phase choice; ``rng`` varies it."""
+    or 过, a rank (perhaps a count of it) then 出牌, the hint then 出牌, or a deal-phase choice;
+    a burn the bot warns about is confirmed or cancelled; ``rng`` varies it."""
 
     def __init__(
         self,
@@ -65,7 +67,7 @@ class SimPlayer:
         """The newest message in the private chat that asks something (has buttons besides
         托管)."""
         for m in reversed(self.api.messages(self.user.id)):
-            if any(cb.op != HandOp.AUTO for cb in buttons_of(m)):
+            if any(cb.op not in AUTO_OPS for cb in buttons_of(m)):
                 return m
         return None
 
@@ -109,9 +111,17 @@ class SimPlayer:
         ops = buttons_of(msg)
         have = {o.op for o in ops}
         rng = self.rng
-        if HandOp.PLAY in have and self._plan and self._plan[0] == HandOp.PLAY:
-            self._plan.pop(0)
-            return await self._press(msg, HandOp.PLAY)
+        if HandOp.CONFIRM in have:  # a burn that will fail (§7): mostly go ahead
+            if self.follow or rng.random() < 0.5:
+                return await self._press(msg, HandOp.CONFIRM)
+            self._plan = [HandOp.PASS]  # 取消, then 不烧
+            return await self._press(msg, HandOp.CANCEL)
+        if self._plan and self._plan[0] in have:
+            if HandOp.COUNT in have and self._plan[0] == HandOp.PLAY and rng.random() < 0.3:
+                counts = [o for o in ops if o.op == HandOp.COUNT]
+                return await self._tap(msg, rng.choice(counts))  # fewer of the rank
+            return await self._press(msg, self._plan.pop(0))
+        self._plan = []
         options = [o for o in ops if o.op == HandOp.OPTION]
         if options:  # 革命 / 要头 / 宣点: mostly the last choice (decline), sometimes the first
             return await self._tap(msg, options[0] if rng.random() < 0.25 else options[-1])
