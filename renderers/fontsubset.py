@@ -44,6 +44,9 @@ def glyph_text() -> str:
         data = json.loads((CATALOG_DIR / f"{lang}.json").read_text(encoding="utf-8"))
         for value in data.values():
             chars.update(value)
+        for part in sorted(CATALOG_DIR.glob(f"*.{lang}.json")):  # other parts: their image labels
+            data = json.loads(part.read_text(encoding="utf-8"))
+            chars.update(c for key, value in data.items() if key.startswith("img.") for c in value)
     return "".join(sorted(c for c in chars if c.isprintable() and ord(c) < 0x10000))
 
 
