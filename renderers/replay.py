@@ -45,6 +45,7 @@ from .replay_image import (
     replay_canvas,
 )
 from .replay_script import (
+    MARKED,
     BadRecord,
     Frame,
     FrameKind,
@@ -73,6 +74,7 @@ from .table_image import (
 from .terms import rank_name, seat_name
 
 __all__ = [
+    "MARKED",
     "BadRecord",
     "Frame",
     "FrameKind",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from PIL import Image, ImageDraw
 
@@ -32,6 +33,7 @@ from .table_image import (
     FELT,
     GREY,
     HEIGHT,
+    INK,
     MEDAL,
     MIN_TEXT,
     OPEN_FILL,
@@ -218,13 +220,23 @@ class _Painter:
             text = t(self.lang, "img.cards", n=count)
             if x + font(MIN_TEXT).getlength(text) < STEP_X - 10:
                 draw_text(draw, (x, cy), text, MIN_TEXT, GREY, anchor="lm")
-        self.steps(seat, cy, box)
-        # line 2: the marks, then the cards
+        steps_end = self.steps(seat, cy, box)
+        # line 2: the marks, then the cards; the marks go to the end of line 1 when the hand
+        # needs the whole line and they fit there
+        marks = self.seat_marks(seat)
+        marks_w = sum(pill_width(text) + 10 for text, _ in marks)
+        hand_x = 34.0 + marks_w
+        wide = marks and not _fits(frame.hands[seat], ROW_X1 - 14 - hand_x)
+        if wide and steps_end + marks_w <= ROW_X1 - 10:
+            x = ROW_X1 - 14 - marks_w + 10
+            for text, fill in marks:
+                x += pill(draw, x, cy, text, fill, limit=box) + 10
+            marks, hand_x = [], 34.0
         cy = y0 + LINE2
         x = 30.0
-        for text, fill in self.seat_marks(seat):
+        for text, fill in marks:
             x += pill(draw, x, cy, text, fill, limit=box) + 10
-        self.hand(frame.hands[seat], x + 4, cy, dead)
+        self.hand(frame.hands[seat], hand_x, cy, dead)
 
     def seat_marks(self, seat: int) -> list[tuple[str, Color]]:
         frame, lang = self.frame, self.lang
@@ -245,8 +257,9 @@ class _Painter:
             marks.append((self.cat.text("replay.declared.short"), GREY))
         return marks
 
-    def steps(self, seat: int, cy: float, box: tuple[float, float, float, float]) -> None:
-        """The seat's moves in this trick: plays numbered in the trick's order, then 过 / 让."""
+    def steps(self, seat: int, cy: float, box: tuple[float, float, float, float]) -> float:
+        """The seat's moves in this trick: plays numbered in the trick's order, then 过 / 让;
+        where they end."""
         frame, draw = self.frame, self.draw
         x = float(STEP_X)
         order = 0
@@ -265,6 +278,7 @@ class _Painter:
                 continue
             stood = k == last_play and frame.winner == seat
             x = self.play_chip(x, cy, order, step.cards, step.burn, stood, box[2] - 10)
+        return x
 
     def play_chip(
         self, x: float, cy: float, order: int, cards: str, burn: bool, stood: bool, right: float
@@ -274,8 +288,9 @@ class _Painter:
         d = max(46.0, font(MIN_TEXT).getlength(number) + 18)
         groups = _groups(cards)
         w = _text_width(groups, STEP_SIZE) + 2 * CHIP_PAD + 8
-        if x + d + 6 + w > right:
-            return x
+        if x + d + 6 + w > right:  # never seen in real games: say there is more
+            draw_text(draw, (x, cy), "…", MIN_TEXT, INK, anchor="lm")
+            return right
         draw.rounded_rectangle((x, cy - 23, x + d, cy + 23), 23, fill=NUMBER_FILL)
         draw_text(draw, (x + d / 2, cy), number, MIN_TEXT, WHITE, anchor="mm")
         x += d + 6
@@ -288,46 +303,64 @@ class _Painter:
 
     def hand(self, notation: str, x: float, cy: float, dead: bool) -> None:
         """The cards, one chip per rank, side by side."""
-        for rank, n, compact, w in hand_layout(notation, ROW_X1 - 14 - x):
-            chip = hand_chip(rank, n, compact, dead)
-            self.canvas.paste(chip, (round(x), round(cy - CHIP_H / 2)), chip)
-            x += w + CHIP_GAP
+        for chip in hand_layout(notation, ROW_X1 - 14 - x):
+            image = hand_chip(chip, dead)
+            self.canvas.paste(image, (round(x), round(cy - CHIP_H / 2)), image)
+            x += chip.width + CHIP_GAP
+
+
+class HandChip(NamedTuple):
+    """The cards of one rank in a hand, as laid out."""
+
+    rank: int
+    n: int
+    compact: bool  # written ``K×7``
+    pad: int  # each side of a card's label in its cell
+    width: float
 
 
 @functools.cache
-def hand_chip(rank: int, n: int, compact: bool, dead: bool) -> Image.Image:
-    """The ``n`` cards of one rank in a hand (RGBA, drawn once): a cell per card, or ``K×7``."""
-    w = _compact_width((rank, n), MIN_TEXT) if compact else _text_width([(rank, n)], MIN_TEXT)
-    im = Image.new("RGBA", (round(w), CHIP_H), (0, 0, 0, 0))
+def hand_chip(chip: HandChip, dead: bool) -> Image.Image:
+    """One rank of a hand (RGBA, drawn once): a cell per card, or ``K×7``."""
+    im = Image.new("RGBA", (round(chip.width), CHIP_H), (0, 0, 0, 0))
     draw = ImageDraw.Draw(im)
-    face = DEAD_FACE if dead else _face(rank)
+    face = DEAD_FACE if dead else _face(chip.rank)
     draw.rounded_rectangle((0, 0, im.width - 1, CHIP_H - 1), 7, fill=face, outline=GREY, width=2)
-    ink = GREY if dead else _ink(rank)
-    if compact:
-        text = f"{rank_label(rank)}×{n}"
+    ink = GREY if dead else _ink(chip.rank)
+    if chip.compact:
+        text = f"{rank_label(chip.rank)}×{chip.n}"
         draw_text(draw, (im.width / 2, CHIP_H / 2), text, MIN_TEXT, ink, anchor="mm")
     else:
-        _draw_groups(draw, 0, CHIP_H / 2, [(rank, n)], MIN_TEXT, ink)
+        _draw_groups(draw, 0, CHIP_H / 2, [(chip.rank, chip.n)], MIN_TEXT, ink, chip.pad)
     return im
 
 
-def hand_layout(notation: str, room: float) -> list[tuple[int, int, bool, float]]:
-    """How a hand is laid out in ``room`` px: (rank, count, compact, width) per rank, strongest
-    first. Every card is a cell; when they would not all fit, the largest groups are written
-    ``K×7`` instead, largest first, until the hand fits (a group of one or two never is: it is
-    no wider). Every card is always there, written or counted."""
+def hand_layout(notation: str, room: float) -> list[HandChip]:
+    """How a hand is laid out in ``room`` px, strongest rank first. Every card is a cell; when
+    they would not all fit, the largest groups are written ``K×7`` instead, largest first, until
+    the hand fits; then, if it must, the cells are narrowed too. Every card is always there,
+    written or counted."""
     groups = _groups(notation)
-    widths = [_text_width([g], MIN_TEXT) for g in groups]
-    total = sum(widths) + CHIP_GAP * max(len(groups) - 1, 0)
-    compact: set[int] = set()
-    for i in sorted(range(len(groups)), key=lambda i: (-groups[i][1], i)):
-        if total <= room or groups[i][1] < 3:
+    chips: list[HandChip] = []
+    for pad in (CELL_PAD, 1):
+        chips = [
+            HandChip(r, n, False, pad, _text_width([(r, n)], MIN_TEXT, pad)) for r, n in groups
+        ]
+        total = sum(c.width for c in chips) + CHIP_GAP * max(len(chips) - 1, 0)
+        for i in sorted(range(len(chips)), key=lambda i: (-chips[i].n, i)):
+            if total <= room or chips[i].n < 3:
+                break
+            r, n, _, _, old = chips[i]
+            chips[i] = HandChip(r, n, True, pad, _compact_width((r, n), MIN_TEXT, pad))
+            total -= old - chips[i].width
+        if total <= room:
             break
-        compact.add(i)
-        new = _compact_width(groups[i], MIN_TEXT)
-        total -= widths[i] - new
-        widths[i] = new
-    return [(r, n, i in compact, widths[i]) for i, (r, n) in enumerate(groups)]
+    return chips
+
+
+def _fits(notation: str, room: float) -> bool:
+    """Whether the hand fits ``room`` with every card in its own cell."""
+    return all(not chip.compact and chip.pad == CELL_PAD for chip in hand_layout(notation, room))
 
 
 def _groups(notation: str) -> list[tuple[int, int]]:
@@ -350,15 +383,15 @@ def _ink(rank: int) -> Color:
     return RED if rank == BIG else MONEY_INK if rank == TWO else BLACK
 
 
-def _text_width(groups: Sequence[tuple[int, int]], size: int) -> float:
+def _text_width(groups: Sequence[tuple[int, int]], size: int, pad: int = CELL_PAD) -> float:
     f = font(size)
-    total = sum(n * (f.getlength(rank_label(rank)) + 2 * CELL_PAD) for rank, n in groups)
+    total = sum(n * (f.getlength(rank_label(rank)) + 2 * pad) for rank, n in groups)
     return total + GROUP_GAP * max(len(groups) - 1, 0)
 
 
-def _compact_width(group: tuple[int, int], size: int) -> float:
+def _compact_width(group: tuple[int, int], size: int, pad: int = CELL_PAD) -> float:
     rank, n = group
-    return font(size).getlength(f"{rank_label(rank)}×{n}") + 2 * CELL_PAD
+    return font(size).getlength(f"{rank_label(rank)}×{n}") + 2 * pad
 
 
 def _draw_groups(
@@ -368,6 +401,7 @@ def _draw_groups(
     groups: Sequence[tuple[int, int]],
     size: int,
     ink: Color | None,
+    pad: int = CELL_PAD,
 ) -> None:
     """Cards as their labels (大, 小, 2, A … 10 … 3), each in its own cell with a thin line
     between two cards of a group (so ``10 10`` never reads ``1010``), groups further apart."""
@@ -377,7 +411,7 @@ def _draw_groups(
         if i:
             x += GROUP_GAP
         label = rank_label(rank)
-        cell = f.getlength(label) + 2 * CELL_PAD
+        cell = f.getlength(label) + 2 * pad
         for k in range(n):
             if k:
                 draw.line((x, cy - half, x, cy + half), fill=CELL_LINE, width=2)
