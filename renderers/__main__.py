@@ -1,11 +1,12 @@
-"""``python -m renderers bench | samples [DIR] | subset-font [FONT]``.
+"""``python -m renderers bench | replay-bench | samples [DIR] | subset-font [FONT]``.
 
 ``bench`` renders a 36-card hand and a table many times and prints, as its last line, JSON with
 the median times (ms) and sizes (bytes). ``samples [DIR] [SEED]`` plays a seeded game of six AI
 players and writes, from it, ``hand.png`` (the first leader's hand as dealt, its largest group
 selected), ``table.png`` (the
 table during its first burn) and ``game_over.png`` (default ``data/samples/``, seed
-``SAMPLE_SEED``). ``subset-font`` remakes the shipped CJK font.
+``SAMPLE_SEED``). ``replay-bench`` times a game's replay (:mod:`renderers.replay_bench`).
+``subset-font`` remakes the shipped CJK font.
 """
 
 from __future__ import annotations
@@ -103,6 +104,11 @@ def main(argv: list[str]) -> int:
         runs = int(argv[1]) if len(argv) > 1 else 200
         print(f"rendering a {len(SAMPLE_HAND)}-card hand {runs} times…")
         print(json.dumps(bench(runs)))
+        return 0
+    if command == "replay-bench":
+        from .replay_bench import main as replay_bench_main
+
+        replay_bench_main()
         return 0
     if command == "samples":
         out = Path(argv[1]) if len(argv) > 1 else DATA_DIR / "samples"
