@@ -40,7 +40,7 @@ from .play_policy import decide_play
 from .review_eval import Exact, explore_rollout, for_team, win_of
 from .search import candidates
 
-STEPS_PER_SECOND = 20_000  # rollout decisions (or solver positions) a second on one core
+STEPS_PER_SECOND = 17_000  # rollout decisions (or solver positions) a second of one busy core
 SCREEN_SHARE = 0.3  # of the budget, for the screen of every decision
 SCREEN_MAX = 6  # rollouts per action in the screen, at most
 # the deeper stages: (decisions per team valued again, the costliest of the stage before; the

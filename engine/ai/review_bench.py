@@ -51,7 +51,7 @@ def run(games: int, seed: int, preset: str, budget_s: float, levels: tuple[str, 
         print(
             f"game {i + 1}: {spent:5.1f} s, {review.decisions} decisions, {review.compared} "
             f"compared, {review.deep} deeply, {review.exact} exactly, {review.rollouts} "
-            f"rollouts, turning points {found[0]}+{found[1]}",
+            f"rollouts ({review.steps / spent:.0f} steps/s), turning points {found[0]}+{found[1]}",
             flush=True,
         )
         for side in review.teams:
@@ -71,6 +71,7 @@ def run(games: int, seed: int, preset: str, budget_s: float, levels: tuple[str, 
         "decisions_mean": round(statistics.fmean(r["decisions"] for r in rows), 1),
         "compared_mean": round(statistics.fmean(r["compared"] for r in rows), 1),
         "rollouts_mean": round(statistics.fmean(r["rollouts"] for r in rows)),
+        "steps_per_s": round(sum(r["steps"] for r in rows) / sum(times)),
     }
     print(json.dumps(figures))
     return 0
