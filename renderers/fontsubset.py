@@ -1,81 +1,139 @@
-"""Make ``data/fonts/`` 's CJK font: a subset of Noto Sans CJK SC Bold (SIL OFL 1.1) holding only
-the characters the images draw: every character of the message catalogs (so any catalog string
-can be drawn), printable ASCII, the suit symbols, a few marks, and the most common characters of
-Chinese names.
+"""Make ``data/fonts/``: the fonts the images draw with, subsets of Debian's Noto fonts (SIL OFL
+1.1), each with a ``.chars.txt`` listing the characters it holds (:mod:`renderers.fonts` reads
+those lists, never the fonts' tables, to choose a font for each character).
 
-Run after changing a catalog (needs fonttools, ``pip install fonttools``, and Debian's
-``fonts-noto-cjk``)::
+In fallback order (:data:`renderers.fonts.FACES`):
 
-    python -m renderers subset-font [/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc]
+- ``NotoSansSC-Bold-subset.otf``: every character Noto Sans CJK SC Bold maps (all its CJK
+  ideographs, URO, Extension A and the Extension B+ characters it has, kana, hangul, fullwidth
+  forms, CJK punctuation, basic Latin, Greek and Cyrillic);
+- ``NotoSans-Bold-subset.ttf``: what Noto Sans Bold adds (Latin Extended-A/B, Vietnamese, IPA,
+  the rest of Greek and Cyrillic, punctuation, currency, letterlike symbols);
+- ``NotoSansSymbols2-subset.ttf`` and ``NotoSansSymbols-Bold-subset.ttf``: arrows, geometric
+  shapes, dingbats, miscellaneous symbols and technical signs that the others lack;
+- ``NotoColorEmoji-40px.ttf``: every emoji of Noto Color Emoji (ZWJ sequences, flags, skin
+  tones by its GSUB), its 109 px bitmaps scaled down to one 40 px strike and reduced to 32
+  colours, which keeps it near 3 MB instead of 11.
+
+The output is deterministic: running it again over the same Debian fonts (the versions named in
+``data/fonts/README.md``) gives the committed files byte for byte. Needs fonttools (``pip install
+fonttools``) and ``apt-get install fonts-noto-cjk fonts-noto-core fonts-noto-color-emoji``::
+
+    python -m renderers subset-font [SOURCE_DIR]
 """
 
 from __future__ import annotations
 
 import importlib
-import json
-import subprocess
-import sys
+import io
 from pathlib import Path
+from typing import Any
 
-from .fonts import CHARS_PATH, FONT_PATH
-from .i18n import CATALOG_DIR, LANGS
+from PIL import Image
 
-SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc")
-SOURCE_INDEX = 2  # in the collection: JP, KR, SC, TC, HK, then the Mono faces
-EXTRA = "♠♥♣♦×·…?→↑★●•：（）、。！？「」"
-# Common surnames (百家姓, the hundred most frequent) and given-name characters, so that most
-# players' names draw in full on the table; anything else is drawn as "?".
-NAME_CHARS = (
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程"
-    "苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝"
-    "龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞"
-    "左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕"
-    "屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧"
-    "伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀英华慧巧美霞平刚兰玉萍红娥玲芬燕彬鹏辉峰建国斌海波琳"
-    "晶欣佳雪飞鑫浩宇轩博子涵怡晨天一凯东亮新丹云志宏春生福永德荣贵祥瑞庆喜梦婷倩颖琪璐思雨蕾"
-    "嘉俊豪峻毅健坤昊然泽睿哲瀚晓丰小老阿哥姐弟妹兄叔爷奶妈爸儿仔猫狗虎鱼鸟星月山水花草木心乐笑"
-)
+from .fonts import EMOJI_STRIKE, FACES, Face
 
-
-def glyph_text() -> str:
-    """Every character the images may draw, sorted, without controls and emoji."""
-    chars = {chr(c) for c in range(0x20, 0x7F)} | set(EXTRA) | set(NAME_CHARS)
-    for lang in LANGS:
-        data = json.loads((CATALOG_DIR / f"{lang}.json").read_text(encoding="utf-8"))
-        for value in data.values():
-            chars.update(value)
-        for part in sorted(CATALOG_DIR.glob(f"*.{lang}.json")):  # other parts: their image labels
-            data = json.loads(part.read_text(encoding="utf-8"))
-            chars.update(c for key, value in data.items() if key.startswith("img.") for c in value)
-    return "".join(sorted(c for c in chars if c.isprintable() and ord(c) < 0x10000))
+DEBIAN_FONTS = Path("/usr/share/fonts")
+# The CJK face's locl (its Japanese, Korean and traditional forms) would add 4 MB: SC forms
+# only. The others keep their marks placed (ccmp, mark, mkmk).
+CJK_FEATURES = ("kern", "palt", "vert")
+TEXT_FEATURES = ("kern", "liga", "ccmp", "mark", "mkmk")
+# Where each face comes from under DEBIAN_FONTS, its face number in a collection, the OpenType
+# layout features kept.
+SOURCES: dict[str, tuple[str, int, tuple[str, ...]]] = {
+    # JP, KR, SC, TC, HK, then the Mono faces
+    "cjk": ("opentype/noto/NotoSansCJK-Bold.ttc", 2, CJK_FEATURES),
+    "latin": ("truetype/noto/NotoSans-Bold.ttf", 0, TEXT_FEATURES),
+    "symbols2": ("truetype/noto/NotoSansSymbols2-Regular.ttf", 0, TEXT_FEATURES),
+    "symbols": ("truetype/noto/NotoSansSymbols-Bold.ttf", 0, TEXT_FEATURES),
+    "emoji": ("truetype/noto/NotoColorEmoji.ttf", 0, ()),
+}
+SOURCE_STRIKE = 109  # Noto Color Emoji's one bitmap strike, px per em
+EMOJI_COLOURS = 32
 
 
-def make_subset(source: Path = SOURCE, out: Path = FONT_PATH) -> None:
-    text = glyph_text()
-    cmd = [
-        sys.executable,
-        "-m",
-        "fontTools.subset",
-        str(source),
-        f"--font-number={SOURCE_INDEX}",
-        f"--text={text}",
-        f"--output-file={out}",
-        "--layout-features=kern,palt,vert",
-        "--no-hinting",
-        "--desubroutinize",
-        "--name-IDs=*",
-        "--name-legacy",
-        "--name-languages=*",
-        "--notdef-outline",
-    ]
-    subprocess.run(cmd, check=True)
-    # The characters the subset really holds (the catalogs' emoji are not in the font).
-    tt_lib = importlib.import_module("fontTools.ttLib")
-    cmap = tt_lib.TTFont(str(out)).getBestCmap()
-    held = "".join(sorted(chr(c) for c in cmap if chr(c).isprintable()))
-    out.with_name(CHARS_PATH.name).write_text(held + "\n", encoding="utf-8")
-    print(f"{out}: {out.stat().st_size} bytes, {len(held)} characters")
+def _tt(name: str) -> Any:
+    return importlib.import_module(f"fontTools.{name}")
+
+
+def _cmap(source: Path, number: int) -> set[int]:
+    font = _tt("ttLib").TTFont(str(source), fontNumber=number, lazy=True)
+    return set(font.getBestCmap())
+
+
+def _subset_outlines(
+    source: Path, number: int, features: tuple[str, ...], codes: set[int], out: Path
+) -> None:
+    subset = _tt("subset")
+    options = subset.Options()
+    options.font_number = number
+    options.layout_features = list(features)
+    options.hinting = False
+    options.name_IDs = ["*"]
+    options.name_legacy = True
+    options.name_languages = ["*"]
+    options.notdef_outline = True
+    options.recalc_timestamp = False
+    font = subset.load_font(str(source), options)
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=codes)
+    subsetter.subset(font)
+    subset.save_font(font, str(out), options)
+
+
+def _scale_emoji(source: Path, out: Path) -> None:
+    """Noto Color Emoji with its bitmaps scaled from 109 to ``EMOJI_STRIKE`` px per em and
+    reduced to ``EMOJI_COLOURS`` colours (the images draw names at 34 to 40 px)."""
+    font = _tt("ttLib").TTFont(str(source), recalcTimestamp=False)
+    k = EMOJI_STRIKE / SOURCE_STRIKE
+    for strike in font["CBDT"].strikeData:
+        for glyph in strike.values():
+            m = glyph.metrics
+            w, h = max(1, round(m.width * k)), max(1, round(m.height * k))
+            im = Image.open(io.BytesIO(glyph.imageData)).convert("RGBA")
+            im = im.resize((w, h), Image.Resampling.LANCZOS)
+            im = im.quantize(EMOJI_COLOURS, method=Image.Quantize.FASTOCTREE)
+            buf = io.BytesIO()
+            im.save(buf, "PNG", optimize=True)
+            glyph.imageData = buf.getvalue()
+            m.width, m.height = w, h
+            m.BearingX, m.BearingY = round(m.BearingX * k), round(m.BearingY * k)
+            m.Advance = round(m.Advance * k)
+    for strike in font["CBLC"].strikes:
+        size = strike.bitmapSizeTable
+        size.ppemX = size.ppemY = EMOJI_STRIKE
+        for line in (size.hori, size.vert):
+            line.ascender = round(line.ascender * k)
+            line.descender = round(line.descender * k)
+            line.widthMax = round(line.widthMax * k)
+    font.save(str(out))
+
+
+def _write_chars(face: Face, codes: set[int]) -> str:
+    held = "".join(chr(c) for c in sorted(codes) if chr(c).isprintable())
+    face.chars_path.write_text(held + "\n", encoding="utf-8")
+    return held
+
+
+def make_fonts(source_dir: Path = DEBIAN_FONTS) -> None:
+    """Every face of :data:`renderers.fonts.FACES`, from the Debian fonts under ``source_dir``:
+    a symbol face holds what its source maps and no earlier face holds; the Latin face all its
+    source maps, so that a word of an alphabet can be drawn from it alone."""
+    earlier: set[int] = set()
+    for face in FACES:
+        rel, number, features = SOURCES[face.key]
+        source = source_dir / rel
+        codes = _cmap(source, number)
+        if face.emoji:
+            _scale_emoji(source, face.path)
+        else:
+            if face.key != "latin":
+                codes -= earlier
+            _subset_outlines(source, number, features, codes, face.path)
+            earlier |= codes
+        held = _write_chars(face, codes)
+        print(f"{face.path.name}: {face.path.stat().st_size} bytes, {len(held)} characters")
 
 
 def main(argv: list[str]) -> None:
-    make_subset(Path(argv[0]) if argv else SOURCE)
+    make_fonts(Path(argv[0]) if argv else DEBIAN_FONTS)

@@ -93,8 +93,13 @@ def _star(draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float, fill: Color
 
 
 @cache
-def card_tile(rank: int, suit: str, selected: bool, scale: float = 1.0) -> Image.Image:
-    """One card, RGBA, ``CARD_W`` × ``CARD_H`` times ``scale``: corner index, big rank and suit."""
+def card_tile(
+    rank: int, suit: str, selected: bool, scale: float = 1.0, covered: bool = False
+) -> Image.Image:
+    """One card, RGBA, ``CARD_W`` × ``CARD_H`` times ``scale``: corner index, big rank and suit.
+    A ``covered`` card (under the next card of a fan) shows its corner index only: what shows of
+    it is a strip at its left edge (and, under a raised card, its bottom), which would otherwise
+    hold fragments of its big rank and suit (a half "10")."""
     k = SS * scale
     w, h = round(CARD_W * scale) * SS, round(CARD_H * scale) * SS
     if rank == BIG:
@@ -114,6 +119,8 @@ def card_tile(rank: int, suit: str, selected: bool, scale: float = 1.0) -> Image
         ink = RED if rank == BIG else BLACK
         _text_center(d, (18 * k, 22 * k), rank_label(rank), 25 * k, ink)
         _text_center(d, (18 * k, 48 * k), "王", 25 * k, ink)
+        if covered:
+            return im.reduce(SS)
         cx = 62 * k
         _text_center(d, (cx, 50 * k), "大" if rank == BIG else "小", 46 * k, ink)
         _text_center(d, (cx, 100 * k), "王", 46 * k, ink)
@@ -126,6 +133,8 @@ def card_tile(rank: int, suit: str, selected: bool, scale: float = 1.0) -> Image
         label = rank_label(rank)
         _text_center(d, (18 * k, 22 * k), label, (30 if len(label) == 1 else 25) * k, ink)
         _text_center(d, (18 * k, 50 * k), suit, 25 * k, ink)
+        if covered:
+            return im.reduce(SS)
         big = 62 if len(label) == 1 else 50
         _text_center(d, (62 * k, 66 * k), label, big * k, ink)
         _text_center(d, (62 * k, 116 * k), suit, 36 * k, ink)
@@ -218,7 +227,7 @@ def render_hand(hand: str, selected: str = "") -> bytes:
             for i in range(n):
                 sel = i >= n - k
                 suit = "" if r in (SMALL, BIG) else SUIT_CYCLE[i % 4]
-                tile = card_tile(r, suit, sel)
+                tile = card_tile(r, suit, sel, covered=i < n - 1)
                 canvas.paste(tile, (x + round(i * step), y0 + TOP - (RAISE if sel else 0)), tile)
             gw = _group_width(n)
             if n > 1 or k:

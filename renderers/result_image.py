@@ -13,7 +13,7 @@ from engine.ranking import chuan_team
 from engine.view import SeatView
 from engine.vocab import Status
 
-from .fonts import draw_text, fit, font
+from .fonts import draw_text, fit, text_width
 from .i18n import lang_or_default, t
 from .table_image import (
     FAIL_FILL,
@@ -62,11 +62,11 @@ def game_over_canvas(
     title = t(lang, "img.game_over")
     sweep = chuan_team(view.ranks)
     chuan = t(lang, "img.chuan") if sweep is not None else ""
-    title_w = font(52).getlength(title) + (pill_width(chuan) + 20 if chuan else 0)
+    title_w = text_width(title, 52) + (pill_width(chuan) + 20 if chuan else 0)
     x = (WIDTH - title_w) / 2
     draw_text(draw, (x, 56), title, 52, WHITE, anchor="lm")
     if sweep is not None:
-        pill(draw, x + font(52).getlength(title) + 20, 56, chuan, TEAM_COLOR[sweep])
+        pill(draw, x + text_width(title, 52) + 20, 56, chuan, TEAM_COLOR[sweep])
 
     _key(draw, view, names, lang, match_score)
 
@@ -114,16 +114,16 @@ def game_over_canvas(
         cy = y_debts + 70 + (i // 2) * DEBT_H + DEBT_H / 2
         kind = t(lang, f"img.tribute.{debt.kind}") if debt.kind in _KINDS else debt.kind
         what = t(lang, "img.debt", kind=kind, n=debt.cards)
-        what_w = font(MIN_TEXT).getlength(what)
-        room = (col_w - 40 - what_w - font(MIN_TEXT).getlength(" → ")) / 2
+        what_w = text_width(what, MIN_TEXT)
+        room = (col_w - 40 - what_w - text_width(" → ", MIN_TEXT)) / 2
         x = cx0
         for j, seat in enumerate((debt.src, debt.dst)):
             who = player_label(seat, names, lang, MIN_TEXT, int(room))
             draw_text(draw, (x, cy), who, MIN_TEXT, TEAM_COLOR[seat % 2], anchor="lm")
-            x += font(MIN_TEXT).getlength(who)
+            x += text_width(who, MIN_TEXT)
             if j == 0:
                 draw_text(draw, (x, cy), " → ", MIN_TEXT, INK, anchor="lm")
-                x += font(MIN_TEXT).getlength(" → ")
+                x += text_width(" → ", MIN_TEXT)
         draw_text(draw, (x + 12, cy), what, MIN_TEXT, INK, anchor="lm")
     return canvas
 
@@ -146,7 +146,7 @@ def _key(
         if match_score is not None:
             scores.append(t(lang, "img.match", score=match_score[side]))
         right = "   ".join(scores)
-        right_w = font(40).getlength(right)
+        right_w = text_width(right, 40)
         text = fit(members, 40, int(WIDTH - 120 - right_w - 40))
         draw_text(draw, (84, cy), text, 40, WHITE, anchor="lm")
         if right:

@@ -20,7 +20,7 @@ from engine.cards import BIG, NRANKS, SMALL, parse
 from engine.view import SeatView
 from engine.vocab import Ask, Status
 
-from .fonts import MISSING, Box, draw_text, drawable, fit, font
+from .fonts import MISSING, Box, draw_text, drawable, fit, text_width
 from .hand_image import CARD_H, CARD_W, SUIT_CYCLE, card_tile
 from .i18n import lang_or_default, t
 
@@ -83,8 +83,7 @@ def pill(
 ) -> int:
     """A rounded label with its left edge at ``x``, centred on ``y``; returns its width, or 0
     (and draws nothing) when it would not fit inside ``limit``."""
-    f = font(size)
-    w = int(f.getlength(text)) + size
+    w = int(text_width(text, size)) + size
     h = size + 14
     frame = (x, y - h / 2, x + w, y + h / 2)
     if limit is not None and (frame[2] > limit[2] or frame[0] < limit[0]):
@@ -95,7 +94,7 @@ def pill(
 
 
 def pill_width(text: str, size: int = MIN_TEXT) -> int:
-    return int(font(size).getlength(text)) + size
+    return int(text_width(text, size)) + size
 
 
 def player_label(seat: int, names: Sequence[str], lang: str, size: int, width: int) -> str:
@@ -111,11 +110,16 @@ def player_label(seat: int, names: Sequence[str], lang: str, size: int, width: i
 def cards_strip(notation: str, max_width: int, scale: float = TABLE_CARD_SCALE) -> Image.Image:
     """A play as a fan of card tiles (RGBA), strongest first, at most ``max_width`` wide."""
     counts = parse(notation)
-    tiles = []
-    for r in range(NRANKS - 1, -1, -1):
-        for i in range(counts[r]):
-            suit = "" if r in (SMALL, BIG) else SUIT_CYCLE[i % 4]
-            tiles.append(card_tile(r, suit, False, scale))
+    cards = [
+        (r, "" if r in (SMALL, BIG) else SUIT_CYCLE[i % 4])
+        for r in range(NRANKS - 1, -1, -1)
+        for i in range(counts[r])
+    ]
+    # every card but the last is covered by the next: its corner index only (card_tile)
+    tiles = [
+        card_tile(r, suit, False, scale, covered=i < len(cards) - 1)
+        for i, (r, suit) in enumerate(cards)
+    ]
     n = max(len(tiles), 1)
     w, h = round(CARD_W * scale), round(CARD_H * scale)
     step = min(62.0, (max_width - w) / (n - 1)) if n > 1 else 0.0
@@ -177,7 +181,7 @@ def _panel(
     if count is not None and not out and rank is None:
         text = t(lang, "img.cards", n=count)
         draw_text(draw, (x, rows[0]), text, 40, INK, anchor="lm")
-        x += font(40).getlength(text) + 14
+        x += text_width(text, 40) + 14
     box = (x0 + 8.0, y0, x1 - 8.0, y1)
     for text, fill, ink in tags:
         w = pill(draw, x, rows[row], text, fill, ink, limit=box)
@@ -203,7 +207,7 @@ def _centre(
     cx, cy = WIDTH // 2, HEIGHT // 2
     if view.phase == "four_way":
         text = t(lang, "img.four_way")
-        w = int(font(40).getlength(text)) + 44
+        w = int(text_width(text, 40)) + 44
         draw.rounded_rectangle((cx - w / 2, 222, cx + w / 2, 282), 30, fill=(150, 30, 30))
         draw_text(draw, (cx, 252), text, 40, WHITE, anchor="mm")
     top = view.top
@@ -223,10 +227,10 @@ def _centre(
         tags.append((t(lang, "img.gouji"), MEDAL[0]))
     tag_w = sum(pill_width(text) + 12 for text, _ in tags)
     label = player_label(top.seat, names, lang, 40, 420 - tag_w)
-    x = cx - (font(40).getlength(label) + tag_w) / 2
+    x = cx - (text_width(label, 40) + tag_w) / 2
     y = cy - 50
     draw_text(draw, (x, y), label, 40, WHITE, anchor="lm")
-    x += font(40).getlength(label) + 12
+    x += text_width(label, 40) + 12
     for text, fill in tags:
         x += pill(draw, x, y, text, fill) + 12
 
