@@ -22,6 +22,7 @@ from bot.offline.simplayers import SimPlayer
 pytestmark = pytest.mark.e2e  # the bot end to end, through the local server
 
 KILLS = 20
+AIMED = 3  # of them, kills aimed at a cheer stored and not yet sent
 SEED = 21
 KNOBS = {
     "GOUJI_SEED": str(SEED),
@@ -37,6 +38,24 @@ def stored_actions(db: Path) -> list[str]:
     return [r[0] for r in rows]
 
 
+def waiting_in_outbox(db: Path) -> int:
+    """Messages the bot stored with their actions and has not delivered yet."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            return int(conn.execute("SELECT count(*) FROM outbox").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+async def aimed(db: Path) -> bool:
+    """Whether a cheer is stored and not yet sent, watching for a moment after a press."""
+    for _ in range(20):
+        if waiting_in_outbox(db):
+            return True
+        await asyncio.sleep(0.005)
+    return False
+
+
 def announcements(api: LocalBotApi, group: SimGroup) -> list[str]:
     """What the group was told as news (cheers, the game over): the messages that notify and
     are never edited (the lobby, the table, the log and the bot's notices are silent or edited)."""
@@ -50,7 +69,8 @@ def announcements(api: LocalBotApi, group: SimGroup) -> list[str]:
 async def one_game(
     tmp: Path, kills: int, rng: random.Random
 ) -> tuple[list[str], int, int, list[str]]:
-    """A scripted game (players who do what 提示 says); killed ``kills`` times at random."""
+    """A scripted game (players who do what 提示 says); killed ``kills`` times: the first
+    :data:`AIMED` kills the moment a cheer waits in the outbox, the others at random."""
     db = tmp / "bot.sqlite3"
     async with LocalBotApi(rate=RateLimits(per_chat_per_s=30.0, per_chat_burst=8)) as api:
         group: SimGroup = api.group(-3001, "牌桌", admins=[api.bot_id])
@@ -76,7 +96,11 @@ async def one_game(
                     if await p.step():
                         moved = True
                         presses += 1
-                        if done < kills and rng.random() < 0.08:
+                        if done < min(kills, AIMED) and await aimed(db):
+                            await bot.kill()  # a cheer was stored with its action, not sent
+                            done += 1
+                            await bot.start()
+                        elif AIMED <= done < kills and rng.random() < 0.08:
                             # somewhere between the press arriving and its answers going out
                             await asyncio.sleep(rng.choice([0.0, 0.002, 0.005, 0.01, 0.03]))
                             await bot.kill()
