@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 MASK = "<token>"
-_CLIENTS = ("telegram", "httpcore", "httpx", "aiohttp")
+_CLIENTS = ("telegram", "httpcore", "httpx", "aiohttp", "aiosqlite")  # DEBUG lines: hands
 _tokens: set[str] = set()
 _installed = False
 
@@ -59,7 +59,8 @@ def protect(token: str | None) -> None:
     # httpx logs every request line at INFO, URL (and so token) included: keep it quiet; the
     # Bot API client logs each call's parameters at DEBUG, a player's hand caption included
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    for name in ("telegram", "httpcore"):  # (updates are logged at DEBUG with DM captions too)
+    # aiosqlite logs every statement with its parameters at DEBUG: a stored record's hands
+    for name in ("telegram", "httpcore", "aiosqlite"):  # (updates at DEBUG: DM captions too)
         logger = logging.getLogger(name)
         if logger.getEffectiveLevel() < logging.INFO:
             logger.setLevel(logging.INFO)

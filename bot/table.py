@@ -253,7 +253,8 @@ class Table:
         sel = self.selection.get(seat, EMPTY_SELECTION)
         kb = None
         sit = situation(m, seat, self.confirm.get(seat))
-        if asked and not s.auto and legal.ask is not None:
+        asks = asked and not s.auto and legal.ask is not None
+        if asks:
             hand = parse(hand_text)
             if legal.ask in (Ask.LEAD, Ask.ANSWER, Ask.BURN, Ask.LAST):
                 ok = self.selection_ok(seat)
@@ -274,6 +275,7 @@ class Table:
             # the keyboard shows the chosen cards: the picture changes only with the hand
             photo=photo,
             photo_key=photo_key,
+            asks=asks,
         )
 
     def _dm_lines(self, seat: int, view: SeatView, asked: bool) -> list[str]:

@@ -30,6 +30,7 @@ from bot.offline.simplayers import (
 from bot.sender import Pacing
 from bot.table import Table
 from bot.tables import Config
+from renderers import card_text
 
 NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")
 # Telegram's limits (and the bot's pacing) in test worlds run this many times as fast: the same
@@ -192,16 +193,13 @@ def group_texts(w: World, group: SimGroup) -> list[str]:
     return out
 
 
-def hand_lines(w: World, users: list[SimUser]) -> set[str]:
-    """The hand lines players were shown in their private chats ("你的牌 …")."""
-    lines: set[str] = set()
-    for u in users:
-        for m in w.api.messages(u.id, include_deleted=True):
-            for t in [*m.history, m.text]:
-                for line in plain(t).split("\n"):
-                    if "你的牌" in line or "Your hand" in line:
-                        lines.add(line.split("：", 1)[-1].split(": ", 1)[-1].strip())
-    return {x for x in lines if len(x) > 6}
+def hand_lines(w: World, group: SimGroup) -> set[str]:
+    """Every hand dealt at the group's table, written as a player reads it (Chinese and
+    English) and in the records' notation: none may ever appear in the group."""
+    table = w.table(group)
+    assert table.match is not None and table.match.game is not None
+    hands = table.match.game.record().to_json()["hands"]
+    return {text for h in hands for text in (h, card_text(h, "zh"), card_text(h, "en"))}
 
 
 def dm_prompts(w: World, user: SimUser) -> list[SentMessage]:

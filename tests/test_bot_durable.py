@@ -229,7 +229,7 @@ async def test_no_hand_or_token_in_the_group_or_the_logs(
         assert sum(p.presses for p in players) > 30
         table = w.table(group)
         assert table.match is not None and table.match.rules.preset == preset
-        hands = hand_lines(w, users)
+        hands = hand_lines(w, group)
         texts = group_texts(w, group)
         logged = [r.getMessage() + (r.exc_text or "") for r in caplog.records]
         secret = w.api.token.split(":", 1)[1]
@@ -447,7 +447,7 @@ async def test_a_group_that_refuses_the_bot_ends_its_table_even_unannounced(
             r for r in caplog.records if r.name == "gouji.app" and r.levelno >= logging.ERROR
         ]
         assert not failures, failures[0].getMessage()
-        assert any("pressed message not edited" in r.getMessage() for r in caplog.records)
+        assert any("refuses the bot" in r.getMessage() for r in caplog.records)
         assert w.parts.tables.at(g.id, None) is None  # the lobby's new text was refused
         await w.parts.lobby.open_table(g.id, None, me)
         assert w.parts.tables.at(g.id, None) is not None

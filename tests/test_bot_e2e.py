@@ -52,7 +52,7 @@ async def test_six_people_play_a_whole_game_by_buttons(tmp_path: Path, mode: str
         assert any("本局结束" in t for t in texts)
         assert any("头科" in t for t in texts)
         # no hand ever reached the group
-        hands = hand_lines(w, users)
+        hands = hand_lines(w, group)
         assert len(hands) >= 6
         for t in texts:
             for h in hands:

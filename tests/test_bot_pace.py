@@ -141,3 +141,47 @@ async def test_a_new_message_that_timed_out_is_not_sent_twice() -> None:
     assert bot.calls == [("send", 7, "轮到你出牌")]  # once, though its answer never came
     assert sender.errors == 1
     await sender.close()
+
+
+class DeletingBot(FakeBot):
+    async def delete_message(self, chat_id: int, message_id: int, **_: Any) -> bool:
+        self.calls.append(("delete", chat_id, str(message_id)))
+        return True
+
+    async def delete_messages(self, chat_id: int, message_ids: list[int], **_: Any) -> bool:
+        self.calls.append(("delete", chat_id, ",".join(map(str, message_ids))))
+        return True
+
+
+async def test_a_question_replaced_goes_at_once_a_hand_that_asks_nothing_waits() -> None:
+    """One question, one live message: a hand message that asked something is deleted as soon
+    as its new message is out; hand messages that asked nothing (others were playing) go three
+    at a time, in one call."""
+    bot = DeletingBot()
+    ids: dict[Slot, int] = {}
+
+    class Slots:
+        def slot_id(self, slot: Slot) -> int | None:
+            return ids.get(slot)
+
+        async def slot_sent(self, slot: Slot, message_id: int) -> None:
+            ids[slot] = message_id
+
+    async def refused(_: int) -> None:
+        raise AssertionError("nobody blocked the bot")
+
+    sender = Sender(bot)  # type: ignore[arg-type]
+    sender.bind(Slots(), refused)
+    hand = Slot(1, SlotKind.HAND, 0)
+    for turn in range(1, 5):  # asked anew four times; each message asked nothing when replaced
+        sender.post(Out(9, f"turn {turn}", slot=hand, new=True, asks=False))
+        await sender.drain(timeout=5.0)
+    deletes = [c for c in bot.calls if c[0] == "delete"]
+    assert deletes == [("delete", 9, "2,3,4")]  # the first three, in one call
+    sender.post(Out(9, "your turn", slot=hand, new=True, asks=True))
+    await sender.drain(timeout=5.0)
+    sender.post(Out(9, "your turn again", slot=hand, new=True))
+    await sender.drain(timeout=5.0)
+    deletes = [c for c in bot.calls if c[0] == "delete"]
+    assert deletes[1:] == [("delete", 9, "5,6")]  # the question went at once, with the other
+    await sender.close()

@@ -117,7 +117,7 @@ async def run_game(seed: int, speed: float) -> dict[str, Any]:
                 uploads0 = len(api.uploads)
                 presses: list[tuple[float, int]] = []
                 players = [
-                    SimPlayer(api, u, random.Random(seed * 10 + i), follow=True)
+                    SimPlayer(api, u, random.Random(seed * 10 + i), hints=0.2)
                     for i, u in enumerate(users)
                 ]
                 t0 = time.perf_counter()
