@@ -80,6 +80,8 @@ class SettingsOp(StrEnum):
     LEVEL = "a"
     LANG = "l"
     IMAGE = "i"
+    INSTANT = "q"  # 快速过牌 on or off (bot.hold)
+    PAGE = "g"  # arg: k; the k-th page of the /rules rulebook
 
 
 class VoteOp(StrEnum):
@@ -121,6 +123,7 @@ ARGS: dict[tuple[Kind, Op], Arg] = {
     (Kind.HAND, HandOp.QUICK): Arg.INDEX,
     (Kind.HAND, HandOp.OPTION): Arg.INDEX,
     (Kind.SETTINGS, SettingsOp.SWITCH): Arg.INDEX,
+    (Kind.SETTINGS, SettingsOp.PAGE): Arg.INDEX,
 }
 
 

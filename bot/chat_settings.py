@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.rules import Rules
 from renderers import help_text, rules_text, switch_value, t
+from renderers.rulebook import rulebook_page, rulebook_pages
 
 from .buttons import Callback, Kind, SettingsOp
 from .keyboards import Button, Keyboard
@@ -45,6 +46,8 @@ def settings_text(settings: ChatSettings) -> str:
             image=t(lang, "bot.on" if settings.image else "bot.off"),
         )
     )
+    instant = t(lang, "bot.on" if settings.instant_passes else "bot.off")
+    lines.append(t(lang, "bot.settings.instant", v=instant))
     lines.append(t(lang, "bot.settings.how"))
     return "\n".join(lines)
 
@@ -92,11 +95,29 @@ def settings_keyboard(settings: ChatSettings) -> Keyboard:
             ),
         ]
     )
+    instant = t(lang, "bot.on" if settings.instant_passes else "bot.off")
+    rows.append([Button(t(lang, "bot.btn.instant", v=instant), _cb(v, SettingsOp.INSTANT))])
     return rows
 
 
 def settings_out(chat_id: int, thread_id: int | None, settings: ChatSettings) -> Out:
     return Out(chat_id, settings_text(settings), settings_keyboard(settings), thread_id)
+
+
+def rulebook_out(
+    chat_id: int, thread_id: int | None, rules: Rules, version: int, lang: str, page: int = 0
+) -> Out:
+    """A page of the rulebook (``/rules``) with this table's §13 switches marked, and ◀ ▶ to
+    turn the page (the buttons carry the chat settings' version, like the settings')."""
+    total = rulebook_pages(lang)
+    page = min(max(page, 0), total - 1)
+    row = []
+    if page > 0:
+        row.append(Button(t(lang, "book.prev"), _cb(version, SettingsOp.PAGE, page - 1)))
+    if page + 1 < total:
+        row.append(Button(t(lang, "book.next"), _cb(version, SettingsOp.PAGE, page + 1)))
+    text = rulebook_page(page, rules.switches(), lang)
+    return Out(chat_id, text, [row] if row else None, thread_id, info=True)
 
 
 def change(settings: ChatSettings, cb: Callback) -> ChatSettings | None:
@@ -118,6 +139,8 @@ def _changed(settings: ChatSettings, cb: Callback) -> ChatSettings | None:
             return replace(settings, lang="en" if settings.lang == "zh" else "zh")
         case SettingsOp.IMAGE:
             return replace(settings, image=not settings.image)
+        case SettingsOp.INSTANT:
+            return replace(settings, instant_passes=not settings.instant_passes)
         case SettingsOp.SWITCH:
             switches = list(settings.rules().switches().items())
             if cb.index >= len(switches):
@@ -147,7 +170,9 @@ class SettingsMenu:
         router.command("rules", self._cmd_rules)
         router.command("help", self._cmd_help)
         for op in SettingsOp:
-            router.on_chat(Kind.SETTINGS, op, self._press)
+            if op != SettingsOp.PAGE:
+                router.on_chat(Kind.SETTINGS, op, self._press)
+        router.on_chat(Kind.SETTINGS, SettingsOp.PAGE, self._page, private=True)
 
     async def _cmd_settings(self, c: CommandCall) -> None:
         if c.private:
@@ -157,13 +182,26 @@ class SettingsMenu:
         settings = await self.tables.chat_settings(c.chat_id)
         self.sender.post(settings_out(c.chat_id, c.thread_id, settings))
 
+    async def _rules_of(self, chat_id: int, thread_id: int | None) -> tuple[Rules, int]:
+        """The rules of the table open here (a running match keeps its own), else the chat's;
+        and the chat settings' version (the page buttons carry it)."""
+        settings = await self.tables.chat_settings(chat_id)
+        table = self.tables.at(chat_id, thread_id)
+        rules = table.st.settings.rules() if table is not None else settings.rules()
+        return rules, settings.version
+
     async def _cmd_rules(self, c: CommandCall) -> None:
+        """The rulebook's first page, in the chat's language, this table's switches marked."""
         lang = await self.tables.lang_of(c.chat_id, c.user)
-        table = self.tables.at(c.chat_id, c.thread_id)
-        settings = (
-            table.st.settings if table is not None else await self.tables.chat_settings(c.chat_id)
-        )
-        self.tables.reply(c.chat_id, c.thread_id, rules_text(settings.rules(), lang))
+        rules, version = await self._rules_of(c.chat_id, c.thread_id)
+        self.sender.post(rulebook_out(c.chat_id, c.thread_id, rules, version, lang))
+
+    async def _page(self, p: Press) -> Answer:
+        """◀ or ▶ on the rulebook: the page it names, in place (anyone may turn the page)."""
+        lang = await self.tables.lang_of(p.chat_id, p.user)
+        rules, version = await self._rules_of(p.chat_id, p.thread_id)
+        page = rulebook_out(p.chat_id, p.thread_id, rules, version, lang, p.cb.index)
+        return Answer(edit=page)
 
     async def _cmd_help(self, c: CommandCall) -> None:
         lang = await self.tables.lang_of(c.chat_id, c.user)

@@ -56,6 +56,7 @@ class ChatSettings:
     lang: str = "zh"
     image: bool = True  # the table image in the group
     afk: int = AFK_TIMEOUTS
+    instant_passes: bool = False  # 快速过牌: automatic passes shown at once (bot.hold)
     version: int = 0  # grows with each change (the /settings buttons carry it)
 
     def rules(self) -> Rules:
@@ -86,8 +87,9 @@ class ChatSettings:
             out = replace(out, ai_level=AiLevel(obj["ai_level"]))
         if obj.get("lang") in ("zh", "en"):
             out = replace(out, lang=obj["lang"])
-        if isinstance(obj.get("image"), bool):
-            out = replace(out, image=obj["image"])
+        for flag in ("image", "instant_passes"):
+            if isinstance(obj.get(flag), bool):
+                out = replace(out, **{flag: obj[flag]})
         afk = obj.get("afk")
         if isinstance(afk, int) and not isinstance(afk, bool) and 1 <= afk <= 5:
             out = replace(out, afk=afk)

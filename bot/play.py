@@ -15,17 +15,18 @@ from engine.ai import Decision, decide
 from engine.cards import fmt, parse
 from engine.events import Event
 from engine.matchrecord import entry_text
+from engine.view import SeatView
 from engine.vocab import Ask, Do, EventType, Phase
 from renderers import card_text, hint_text, refusal_text, t
-from renderers.fit import visible_length
 
 from .buttons import HandOp, Kind
 from .handkeys import AUTO, Pending, duty_shortfall, moves, quick_answers, tap
+from .hold import Hold, plan, think_time
 from .keyboards import EMPTY_SELECTION, option_for, smallest_first
 from .model import AiLevel, TableStatus
 from .outbox import Answer, Out, Slot, SlotKind
 from .router import CommandCall, Press, Router
-from .table import LOG_LIMIT, Table
+from .table import Table
 from .tables import Tables, UserInfo, timer_name
 from .workers import Workers
 
@@ -306,6 +307,7 @@ class Play:
         causes, then send them. The caller holds the table's lock."""
         m = table.match
         assert m is not None
+        before = m.view(None)
         events = m.apply(action)
         table.version = m.version
         table.selection.pop(action.seat, None)
@@ -313,6 +315,7 @@ class Play:
         if m.phase == Phase.OVER:
             table.status = TableStatus.OVER
         table.note = note
+        table.hold = self._hold_for(table, before, events, action.seat)
         try:
             await self.commit(table, [entry_text(action)], events, actor=action.seat)
         except Exception:
@@ -323,6 +326,26 @@ class Play:
             await self._store_game(table)
         self.schedule(table)
         return events
+
+    def _hold_for(
+        self, table: Table, before: SeatView, events: list[Event], actor: int
+    ) -> Hold | None:
+        """The pause the action's automatic passes are shown with (bot.hold), unless the chat
+        plays 快速过牌 or ``Config.pass_think_s`` is 0."""
+        m = table.match
+        assert m is not None
+        setting = self.tables.cfg.pass_think_s
+        if table.st.settings.instant_passes or setting == 0:
+            return None
+        version = m.version
+
+        def think(seat: int | None) -> float:
+            return think_time(setting, table.id, version, seat)
+
+        hold = plan(before, m.view(None), events, think)
+        if hold is not None:
+            hold.actor = actor
+        return hold
 
     async def commit(
         self,
@@ -337,13 +360,18 @@ class Play:
         (after ``first``).
         The messages that are not kept in place (cheers, the game-over picture) are stored in
         the outbox in the same transaction and leave it once delivered: a kill after the
-        commit loses none of them (they are sent after the restart)."""
+        commit loses none of them (they are sent after the restart). Those of a hold's tail
+        are stored now and sent when the hold ends."""
         outs = [*first, *self.outs(table, events, actor, everyone)]
         if table.match is not None and table.match.phase == Phase.OVER:
             outs += table.game_over_outs()
-        lasting = [o for o in outs if o.slot is None]
+        hold = table.held()
+        later = hold.later if hold is not None else []
+        lasting = [o for o in [*outs, *later] if o.slot is None]
         ids = await self.tables.save(table, entries, [o.dumps() for o in lasting])
         stored = dict(zip(map(id, lasting), ids, strict=True))
+        if hold is not None:
+            hold.later = [replace(o, outbox_id=stored.get(id(o))) for o in later]
         for out in outs:
             oid = stored.get(id(out))
             self.sender.post(out if oid is None else replace(out, outbox_id=oid))
@@ -352,11 +380,17 @@ class Play:
         self, table: Table, events: list[Event], actor: int | None, everyone: bool = False
     ) -> list[Out]:
         """What the new events change, in the order to send: cheers, the log, the table, the
-        DMs concerned."""
+        DMs concerned. While a hold lasts (bot.hold), only what its head changes: the tail's
+        lines and cheers wait on the hold."""
         m = table.match
         assert m is not None
         outs: list[Out] = []
-        finished, cheers = table.feed(events)
+        hold = table.held()
+        finished, cheers = table.feed(hold.head if hold is not None else events)
+        if hold is not None:
+            hold.current = table.transcript.current() if table.transcript else None
+            hold.lines, tail_cheers = table.feed(hold.tail)
+            hold.later = table.cheer_outs(tail_cheers)
         dealt = bool(events) and events[0].type == EventType.DEALT
         if dealt:  # a new game: a new table message, its log below it, new hand messages
             table.lines = []
@@ -364,39 +398,22 @@ class Play:
             table.st.log_page += 1
             everyone = True
             outs.append(replace(table.table_out(), new=True))
-        table.lines.extend(finished)
         outs += table.cheer_outs(cheers)
-        if finished:
-            shown = "\n".join(table.lines[table.st.log_first :])
-            if visible_length(shown) > LOG_LIMIT:
-                # this log message is full: it keeps its lines, the next ones start a new one
-                keep = len(table.lines) - len(finished)
-                outs.append(table.log_out(table.lines[:keep]))
-                table.st.log_first = keep
-                table.st.log_page += 1
-            outs.append(table.log_out(table.lines))
-        outs.append(table.table_out())
+        outs += table.log_outs(finished)
+        outs.append(table.table_below(bool(cheers) and not dealt))
         if (
             (m.setup is not None and m.game is None)
             or any(e.type == EventType.LEADER for e in events)
             or m.phase == Phase.OVER
         ):
             everyone = True  # deal phase: tribute and 买3 move cards; game over: all final
-        ask = m.asked()
+        ask = m.asked() if hold is None else None  # held: the next player is not asked yet
         seats = (
             set(range(6))
             if everyone
             else {s for s in (actor, ask[0] if ask else None) if s is not None}
         )
-        for seat in sorted(seats):
-            # the player asked now gets the question as a new message: an edit would not make
-            # their phone buzz (the old one is deleted, so one question has one live message)
-            s = table.st.seats[seat]
-            asked_now = ask is not None and seat == ask[0] and s is not None and not s.auto
-            out = table.hand_out(seat)
-            if out is not None:
-                outs.append(replace(out, new=True) if dealt or asked_now else out)
-        return outs
+        return outs + table.hand_outs(seats, ask, dealt)
 
     async def _store_game(self, table: Table) -> None:
         """A game over: its record stored (once; the game-over message went with the action)."""
@@ -432,6 +449,11 @@ class Play:
         self.timers.cancel(remind)
         m = table.match
         if m is None or table.status != TableStatus.PLAYING:
+            return
+        hold = table.held()
+        if hold is not None:  # the next player is asked when the hold is over
+            job = self._hold_job(table.id, hold)
+            self.timers.schedule(step, hold.now.seconds, job)
             return
         ask = m.asked()
         if ask is None:
@@ -478,9 +500,43 @@ class Play:
                 lang = table.seat_lang(seat)
                 # a new message in the DM (an edit would not make the phone buzz)
                 self.sender.post(Out(s.user, t(lang, "bot.remind.dm", s=int(left)), None))
-                if ask[1] != Ask.BURN:  # §7: never say who is asked to burn
+                # §7: never say who is asked to burn; §5: nor who decides in the deal phase
+                if ask[1] != Ask.BURN and m.game is not None:
                     text = t(table.lang, "bot.remind.group", name=table.mention(seat), s=int(left))
                     self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+
+        return job
+
+    def _hold_job(self, table_id: int, hold: Hold) -> Callable[[], Awaitable[None]]:
+        """A skipped seat's think-time is over: the next one is shown thinking, or after the
+        last the action's tail is shown and the next player asked."""
+
+        async def job() -> None:
+            table = self._unchanged(table_id, hold.version)
+            if table is None or table.held() is not hold:
+                return
+            async with table.lock:
+                if self._unchanged(table_id, hold.version) is None or table.held() is not hold:
+                    return
+                hold.step += 1
+                actor = {hold.actor} if hold.actor is not None else set()
+                if hold.step < len(hold.steps):
+                    self.sender.post(table.table_out())
+                    for out in table.hand_outs(actor, None):
+                        self.sender.post(out)
+                    self.schedule(table)
+                    return
+                table.hold = None
+                m = table.match
+                assert m is not None
+                ask = m.asked()
+                outs = [*hold.later, *table.log_outs(hold.lines)]
+                outs.append(table.table_below(bool(hold.later)))
+                seats = actor | ({ask[0]} if ask is not None else set())
+                outs += table.hand_outs(seats, ask)
+                for out in outs:
+                    self.sender.post(out)
+                self.schedule(table)
 
         return job
 
@@ -557,7 +613,10 @@ class Play:
         burn_claim = table.match is not None and (table.match.asked() or (0, None))[1] == Ask.BURN
         if burn_claim:
             s.timeouts -= 1
-        note = "" if burn_claim else t(table.lang, "bot.timeout", name=table.name(seat), what=what)
+        # §5: nor who timed out deciding in the deal phase (革命 asks only some hands)
+        dealing = table.match is not None and table.match.game is None
+        silent = burn_claim or dealing
+        note = "" if silent else t(table.lang, "bot.timeout", name=table.name(seat), what=what)
         if s.timeouts >= table.st.settings.afk:
             s.auto = True  # the AFK ladder: repeated timeouts hand the seat to the AI (托管)
             table.votes.pop(seat, None)

@@ -105,6 +105,7 @@ class Router:
         self.budgets = budgets or Budgets()
         self._table: dict[tuple[Kind, Op], TableHandler] = {}
         self._chat: dict[tuple[Kind, Op], ChatHandler] = {}
+        self._private_ok: set[tuple[Kind, Op]] = set()  # chat buttons that work in a DM too
         self._guards: dict[Kind, Guard] = {}
         self.commands: dict[str, Command] = {}
 
@@ -114,10 +115,13 @@ class Router:
         assert (kind, op) not in self._table, (kind, op)
         self._table[(kind, op)] = handler
 
-    def on_chat(self, kind: Kind, op: Op, handler: ChatHandler) -> None:
-        """``handler`` answers presses of ``op`` on a chat's (not a table's) message."""
+    def on_chat(self, kind: Kind, op: Op, handler: ChatHandler, private: bool = False) -> None:
+        """``handler`` answers presses of ``op`` on a chat's (not a table's) message: a
+        group's, or with ``private`` any chat's (turning a page of /rules)."""
         assert (kind, op) not in self._chat, (kind, op)
         self._chat[(kind, op)] = handler
+        if private:
+            self._private_ok.add((kind, op))
 
     def guard(self, kind: Kind, guard: Guard) -> None:
         """Checked before every handler of ``kind``: an answer stops the press there."""
@@ -163,7 +167,7 @@ class Router:
             return Answer(t(lang, "bot.stale"))
         chat_handler = self._chat.get((cb.kind, cb.op))
         if chat_handler is not None:
-            if chat_id > 0:
+            if chat_id > 0 and (cb.kind, cb.op) not in self._private_ok:
                 return Answer(t(lang, "bot.bad_button"))
             return await chat_handler(Press(cb, user, chat_id, thread_id, members))
         handler = self._table.get((cb.kind, cb.op))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from engine.actions import Action
@@ -23,7 +23,7 @@ from engine.vocab import Ask, Do, EventType, Phase, Status
 from renderers import (
     Transcript,
     card_text,
-    game_over_text,
+    game_over_caption,
     person,
     prompt_text,
     rank_name,
@@ -34,10 +34,11 @@ from renderers import (
     t,
 )
 from renderers.dm import table_lines
-from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
+from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit, visible_length
 from renderers.hand_image import render_out
 
 from .handkeys import Pending, situation
+from .hold import Hold
 from .keyboards import (
     EMPTY_SELECTION,
     afk_keyboard,
@@ -74,6 +75,27 @@ class Table:
     lines: list[str] = field(default_factory=list)  # the current game's finished log lines
     votes: dict[int, set[int]] = field(default_factory=dict)  # AFK seat → users voting for AI
     confirm: dict[int, Pending] = field(default_factory=dict)  # seat → a tap to confirm
+    hold: Hold | None = None  # automatic passes shown at a human pace (bot.hold), if any
+
+    def held(self) -> Hold | None:
+        """The hold in force: set for the match's version (an older one is void)."""
+        hold = self.hold
+        if hold is None or self.match is None or hold.version != self.match.version:
+            return None
+        return hold
+
+    def view(self, seat: int | None) -> SeatView:
+        """What ``seat`` (None: the group) is shown now: the match's view, or while a hold
+        lasts, the table as it stood after the action's own events, a skipped seat to act."""
+        assert self.match is not None
+        view = self.match.view(seat)
+        hold = self.held()
+        if hold is None:
+            return view
+        shown = hold.shown(view)
+        if seat is not None and shown.to_act == seat:  # its own pass is not asked of it
+            return replace(shown, to_act=None, asked=None)
+        return shown
 
     # -- who is who --------------------------------------------------------------------------
     @property
@@ -145,16 +167,19 @@ class Table:
     # -- the group's table -------------------------------------------------------------------
     def table_out(self) -> Out:
         assert self.match is not None
-        view = self.match.view(None)
+        view = self.view(None)
+        hold = self.held()
         lang = self.lang
         lines: list[str] = []
         if view.asked == Ask.BURN:
             # §7: only players who can beat a 够级 play are asked to burn: never say who
-            lines.append(t(lang, "ask.wait.anyone"))
-        elif view.to_act is not None and self.match.game is not None:
-            lines.append(t(lang, "bot.table.turn", name=self.mention(view.to_act)))
+            lines.append(t(lang, "pace.burn_window"))
+        elif view.phase == Phase.SETUP:
+            # §5, §11: whoever is asked (革命 only of a hand without 2s and jokers) is nobody
+            # else's business while the cards are dealt
+            lines.append(t(lang, "pace.dealing"))
         elif view.to_act is not None:
-            lines.append(t(lang, "bot.table.deciding", name=self.mention(view.to_act)))
+            lines.append(t(lang, "bot.table.turn", name=self.mention(view.to_act)))
         if view.top is not None:
             lines.append(
                 t(
@@ -175,6 +200,8 @@ class Table:
         if counts:
             lines.append("  ".join(counts))
         current = self.transcript.current() if self.transcript else None
+        if hold is not None:
+            current = hold.current
         if current:
             lines.append(current)
         if self.note:
@@ -185,7 +212,7 @@ class Table:
         key = ""
         if self.st.settings.image:
             photo = partial(render_table, view, names, lang)  # drawn when sent, by a worker
-            key = f"v{view.version}"
+            key = f"v{view.version}" if hold is None else f"v{view.version}h{hold.step}"
         return Out(
             self.chat_id,
             text,
@@ -213,7 +240,7 @@ class Table:
         totals = (self.match.totals[0], self.match.totals[1])
         names = self.names()
         lang = self.lang
-        text = game_over_text(view, names, lang, match_score=totals)
+        text = game_over_caption(view, names, lang, match_score=totals)
         return [
             Out(
                 self.chat_id,
@@ -234,6 +261,46 @@ class Table:
         text = t(lang, "bot.afk", name=self.mention(seat))
         return Out(self.chat_id, text, kb, self.thread_id, slot=Slot(self.id, SlotKind.AFK, seat))
 
+    def table_below(self, cheered: bool) -> Out:
+        """The table message; after cheers it is sent anew below them (the old one deleted),
+        so that the group keeps the table and the trick in progress in sight — once for a run
+        of cheers (the sender keeps only the last of several waiting), never at the game's end,
+        where the game-over picture comes last."""
+        out = self.table_out()
+        over = self.match is not None and self.match.phase == Phase.OVER
+        return replace(out, new=True) if cheered and not over else out
+
+    def log_outs(self, finished: list[str]) -> list[Out]:
+        """The log message with the ``finished`` lines (a full page keeps its lines and the
+        next ones start a new one)."""
+        if not finished:
+            return []
+        outs: list[Out] = []
+        self.lines.extend(finished)
+        shown = "\n".join(self.lines[self.st.log_first :])
+        if visible_length(shown) > LOG_LIMIT:
+            keep = len(self.lines) - len(finished)
+            outs.append(self.log_out(self.lines[:keep]))
+            self.st.log_first = keep
+            self.st.log_page += 1
+        outs.append(self.log_out(self.lines))
+        return outs
+
+    def hand_outs(
+        self, seats: set[int], ask: tuple[int, Ask] | None, dealt: bool = False
+    ) -> list[Out]:
+        """The hand messages of ``seats``; the player asked now gets the question as a new
+        message: an edit would not make their phone buzz (the old one is deleted, so one
+        question has one live message)."""
+        outs: list[Out] = []
+        for seat in sorted(seats):
+            s = self.st.seats[seat]
+            asked_now = ask is not None and seat == ask[0] and s is not None and not s.auto
+            out = self.hand_out(seat)
+            if out is not None:
+                outs.append(replace(out, new=True) if dealt or asked_now else out)
+        return outs
+
     # -- a player's private chat -------------------------------------------------------------
     def hand_out(self, seat: int) -> Out | None:
         """The hand message of a player: picture, what is asked, the keyboard that builds any
@@ -243,7 +310,7 @@ class Table:
             return None
         m = self.match
         lang = self.seat_lang(seat)
-        view = m.view(seat)
+        view = self.view(seat)
         hand_text = view.hand or ""
         asked = view.to_act == seat and not m.over
         legal = m.choices(seat)
@@ -302,10 +369,11 @@ class Table:
             else:
                 lines.append(t(lang, "dm.out", rank=rank_name(rank, lang)))
         elif view.asked == Ask.BURN:  # §7: who may burn is nobody else's business
-            lines.append(t(lang, "ask.wait.anyone"))
+            lines.append(t(lang, "pace.burn_window"))
+        elif view.phase == Phase.SETUP:  # §5: nor who decides in the deal phase
+            lines.append(t(lang, "pace.dealing"))
         elif view.to_act is not None:
-            key = "dm.waiting.choose" if view.phase == Phase.SETUP else "bot.hand.waiting"
-            lines.append(t(lang, key, name=seat_name(view.to_act, names, lang)))
+            lines.append(t(lang, "bot.hand.waiting", name=seat_name(view.to_act, names, lang)))
         if s.auto and not out_of_play and view.phase != Phase.OVER:
             lines.append(t(lang, "bot.hand.auto_on"))
         lines.extend(  # §13 看联邦牌

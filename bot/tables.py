@@ -50,6 +50,9 @@ class Config:
     turn_s: float | None = None  # overrides each chat's per-turn timer (tests)
     seed: int | None = None  # deals of every new table (demo, tests); None: the OS's randomness
     hard_budget_ms: float = 250.0  # the hard AI's search time per decision
+    # a skipped seat's think-time before the next question (bot.hold): None, a seeded random
+    # 1.5–4 s; 0, passes shown at once (tests); a chat's 快速过牌 turns it off too
+    pass_think_s: float | None = None
     lang: str = "zh"  # a new chat's language (GOUJI_LANG)
     user_rate: Rate = USER  # presses and commands one person may send (flood budget)
     chat_rate: Rate = CHAT  # … and one chat

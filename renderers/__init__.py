@@ -4,7 +4,14 @@ No Telegram imports and no I/O beyond reading the project's own ``data/`` (catal
 each read once and cached.
 """
 
-from .announce import SAID_AS, SILENT_EVENTS, describe_event, describe_events, game_over_text
+from .announce import (
+    SAID_AS,
+    SILENT_EVENTS,
+    describe_event,
+    describe_events,
+    game_over_caption,
+    game_over_text,
+)
 from .guide import help_text, rules_text, switch_value
 from .hand_image import render_hand
 from .i18n import DEFAULT_LANG, LANGS, Catalog, t
@@ -35,6 +42,7 @@ __all__ = [
     "clean_name",
     "describe_event",
     "describe_events",
+    "game_over_caption",
     "game_over_text",
     "hand_text",
     "help_text",

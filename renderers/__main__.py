@@ -1,4 +1,4 @@
-"""``python -m renderers bench | replay-bench | samples [DIR] | subset-font [FONT]``.
+"""``python -m renderers bench | replay-bench | samples [DIR] | subset-font [FONT] | rulebook``.
 
 ``bench`` renders a 36-card hand and a table many times and prints, as its last line, JSON with
 the median times (ms) and sizes (bytes). ``samples [DIR] [SEED]`` plays a seeded game of six AI
@@ -6,7 +6,8 @@ players and writes, from it, ``hand.png`` (the first leader's hand as dealt, its
 selected), ``table.png`` (the
 table during its first burn) and ``game_over.png`` (default ``data/samples/``, seed
 ``SAMPLE_SEED``). ``replay-bench`` times a game's replay (:mod:`renderers.replay_bench`).
-``subset-font`` remakes the shipped CJK font.
+``subset-font`` remakes the shipped CJK font. ``rulebook`` rebuilds ``data/rulebook.json`` (the
+pages of ``/rules``) from ``docs/rules.md``: run it after changing the rulebook.
 """
 
 from __future__ import annotations
@@ -118,6 +119,13 @@ def main(argv: list[str]) -> int:
         from .fontsubset import main as subset_main
 
         subset_main(argv[1:])
+        return 0
+    if command == "rulebook":
+        from .rulebook import write_book
+
+        book = write_book(DATA_DIR.parent / "docs" / "rules.md")
+        pages = ", ".join(f"{lang} {len(p)} pages" for lang, p in book.items())
+        print(f"wrote data/rulebook.json: {pages}")
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -136,6 +136,11 @@ class _Writer:
             lines.append(
                 self.line("over.rank_line", rank=self.rank(rank), name=self.name(who), marks=marks)
             )
+        return lines + self.score(view, match_score) + self.debts(view)
+
+    def score(self, view: SeatView, match_score: tuple[int, int] | None) -> list[str]:
+        """串三户, the game's score and the match score."""
+        lines: list[str] = []
         sweep = chuan_team(view.ranks)
         if sweep is not None:
             lines.append(self.line("over.chuan", team=self.team(sweep)))
@@ -152,6 +157,11 @@ class _Writer:
                     "over.match", a_team=a_team, a=match_score[0], b=match_score[1], b_team=b_team
                 )
             )
+        return lines
+
+    def debts(self, view: SeatView) -> list[str]:
+        """The tributes owed for the next game (§11)."""
+        lines: list[str] = []
         if view.tributes:
             lines.append(self.line("over.tributes"))
             for debt in view.tributes:
@@ -239,6 +249,18 @@ def game_over_text(
     the match score and the tributes owed for the next game."""
     w = _Writer(names, lang)
     return fit_message(w.game_over(view, match_score), w.lang)
+
+
+def game_over_caption(
+    view: SeatView,
+    names: Sequence[str],
+    lang: str = "zh",
+    match_score: tuple[int, int] | None = None,
+) -> str:
+    """The short caption of the game-over picture (which shows the ranks and the tributes): the
+    title, the game's score and the match score, said once."""
+    w = _Writer(names, lang)
+    return fit_message([w.line("over.title"), *w.score(view, match_score)], w.lang)
 
 
 def deal_line(event: Event, names: Sequence[str], lang: str = "zh") -> str | None:

@@ -61,8 +61,9 @@ SEAT_CENTRES = (
 
 def shown_turn(view: SeatView) -> int | None:
     """Whose turn the table shows: nobody while a burn claim is asked, since only a player able
-    to beat the 够级 play is asked (§7) and naming them would tell the table what they hold."""
-    if view.phase == "over" or view.asked == Ask.BURN:
+    to beat the 够级 play is asked (§7) and naming them would tell the table what they hold;
+    nobody in the deal phase either (§5.4: 革命 is asked only of a hand without 2s and jokers)."""
+    if view.phase in ("over", "setup") or view.asked == Ask.BURN:
         return None
     return view.to_act
 

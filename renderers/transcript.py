@@ -66,9 +66,10 @@ class Transcript:
     ≤ 4096 characters);
     ``current`` the line of the trick in progress (for the bot to edit in place), None between
     tricks; ``cheers`` — independent of ``take_finished`` — the lines completed since its own last
-    call that deserve a group message of their own: burn outcomes, 闷, 开点, 走科, 四户乱缠, 革命
-    and the end of the game. Every cheer is also one of the finished lines. ``played``: the
-    game's plays as every seat saw them (for the players' DMs).
+    call that deserve a group message of their own: a burn as it starts (🔥 老王 烧了！), burn
+    outcomes, 闷, 开点, 走科, 四户乱缠 and 革命; each but a burn's start is also one of the finished
+    lines (the end of the game is a finished line only: the game-over picture says it).
+    ``played``: the game's plays as every seat saw them (for the players' DMs).
     """
 
     def __init__(self, names: Sequence[str], lang: str) -> None:
@@ -77,7 +78,7 @@ class Transcript:
         self.cat = Catalog.load(self.lang)
         self._done: list[tuple[str, bool]] = []
         self._taken = 0
-        self._cheered = 0
+        self._shouts: list[str] = []  # cheers not yet taken, in the order they happened
         self._line: _Line | None = None
         self._closing = False  # the line's trick is over; tail events may still add to it
         self._after: list[tuple[str, bool]] = []  # lines that wait for the trick in progress
@@ -112,8 +113,7 @@ class Transcript:
         return self._render(self._line)
 
     def cheers(self) -> list[str]:
-        out = [line for line, cheer in self._done[self._cheered :] if cheer]
-        self._cheered = len(self._done)
+        out, self._shouts = self._shouts, []
         return out
 
     # -- words -------------------------------------------------------------------------------
@@ -142,7 +142,14 @@ class Transcript:
         return _clip(head, self.cat.text("tr.join"), parts)
 
     def _add(self, text_: str, cheer: bool = False) -> None:
-        self._done.append((fit(text_, MAX_MESSAGE), cheer))
+        line = fit(text_, MAX_MESSAGE)
+        self._done.append((line, cheer))
+        if cheer:
+            self._shouts.append(line)
+
+    def _shout(self, key: str, seat: int | None) -> None:
+        """A cheer the moment something starts (a burn), before its line is finished."""
+        self._shouts.append(self.cat.text(key, name=self._name(seat)))
 
     def _finish(self) -> None:
         """Close the line in progress and keep it."""
@@ -193,7 +200,10 @@ class Transcript:
             self._open().tokens.append(_Token("tr.yield", who))
         elif k == "burn":
             self._burn(who, ev.victim)
+            self._shout("tr.burn.start", who)
         elif k in ("counter_burn", "burn_break"):
+            if k == "counter_burn":
+                self._shout("tr.counter_burn.start", who)
             tok = self._last(who)
             if tok is not None and self._line is not None:
                 tok.key = f"tr.{k}"
@@ -243,7 +253,8 @@ class Transcript:
                 self._after.append((self.cat.text("ev.four_way"), True))
         elif k == "game_over":
             self._finish()
-            self._add(self._game_over(), cheer=True)
+            # a line of the log, not a cheer: the game-over picture says it to the group once
+            self._add(self._game_over())
         else:
             self._deal(ev, k, who)
 

@@ -103,6 +103,7 @@ async def world(
     floods: bool = False,
     turn_s: float = 3600.0,
     ai_delay: float = 0.0,
+    pass_think_s: float = 0.0,
     processes: int = 0,
     manual_clock: bool = False,
     people_rates: bool = False,
@@ -113,7 +114,8 @@ async def world(
     as given and the bot's pacing off (a test of the bot under floods). Unless ``floods`` says
     a test expects them, the world ends with a check that the bot never met a flood wait (429).
     ``people_rates``: the flood budgets of production (simulated players tap faster than
-    people, so by default they have none to speak of)."""
+    people, so by default they have none to speak of). ``pass_think_s``: a skipped seat's
+    think-time (bot.hold); 0, passes shown at once."""
     if rate is None:
         rate = RateLimits.telegram().faster(SPEED)
         pacing = pacing or Pacing.telegram().faster(SPEED)
@@ -126,6 +128,7 @@ async def world(
                 ai_delay=ai_delay,
                 seed=seed,
                 turn_s=turn_s,
+                pass_think_s=pass_think_s,
                 user_rate=USER if people_rates else ROBOTS,
                 chat_rate=CHAT if people_rates else ROBOTS,
             ),

@@ -116,7 +116,8 @@ def test_a_failed_burn_is_one_line_ending_with_the_new_leader() -> None:
         "阿强 3个9 → 王叔 3个A",
         "🔥 阿强 烧 王叔：3个2 → 大王+2个10 → 大王+3个J → 💥 诈烧，判为大落；王叔 接风",
     ]
-    assert [plain(c) for c in tr.cheers()] == lines[1:]
+    # the burn is cheered as it starts, and its line once it ends
+    assert [plain(c) for c in tr.cheers()] == ["🔥 阿强 烧了！", *lines[1:]]
 
 
 def test_burn_outcomes_smothering_and_going_out(games: dict[int, list[list[Event]]]) -> None:
@@ -163,12 +164,17 @@ def test_cheers_are_finished_lines_read_independently(
         if i % 7 == 0:
             cheers += tr.cheers()
     cheers += tr.cheers()
-    assert cheers and set(cheers) <= set(finished)
-    assert len(cheers) < len(finished)
-    words = ("烧", "闷", "开点", "走", "四户乱缠", "本局结束")
+    starts = [c for c in cheers if plain(c).endswith(("烧了！", "反烧！"))]
+    lines = [c for c in cheers if c not in starts]
+    assert starts and lines and set(lines) <= set(finished)
+    assert len(starts) == sum(e.type in ("burn", "counter_burn") for b in games[260] for e in b)
+    assert len(lines) < len(finished)
+    words = ("烧", "闷", "开点", "走", "四户乱缠")
     assert all(any(w in c for w in words) for c in cheers)
-    plain_tricks = [x for x in finished if x not in cheers]
+    plain_tricks = [x for x in finished if x not in lines]
     assert all(not any(w in x for w in words[:4]) for x in plain_tricks)
+    # the end of the game is a line of the log, not a cheer: the game-over picture says it
+    assert "本局结束" in plain(finished[-1]) and finished[-1] not in cheers
 
 
 @pytest.mark.parametrize("lang", LANGS)

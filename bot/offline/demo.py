@@ -187,6 +187,7 @@ async def demo(
                 ai_delay=0.0,
                 seed=seed,
                 turn_s=3600.0,
+                pass_think_s=0.0,  # the demo's players press at once: no think-times either
                 lang=lang,
                 user_rate=ROBOTS,  # simulated players tap faster than people can
                 chat_rate=ROBOTS,
