@@ -461,7 +461,7 @@ class Sender:
                 if shown is not None and shown.photo and self._pictures.get(out.slot) == key:
                     new_picture = False  # drawn anew, the same picture: only the caption
                     if shown.digest == now:
-                        self._shown[out.slot] = _Shown(True, out.photo_key, now)
+                        self._shown[out.slot] = _Shown(True, out.photo_key, now, out.asks)
                         return True
             if photo_msg and new_picture:
 
@@ -508,7 +508,7 @@ class Sender:
                 return False
         if not reached:
             return True  # the chat is gone (blocked, kicked): nothing more to do
-        self._shown[out.slot] = _Shown(photo_msg, out.photo_key, now)
+        self._shown[out.slot] = _Shown(photo_msg, out.photo_key, now, out.asks)
         return True
 
     async def _edit_message(self, out: Out, message_id: int) -> None:

@@ -184,4 +184,9 @@ async def test_a_question_replaced_goes_at_once_a_hand_that_asks_nothing_waits()
     await sender.drain(timeout=5.0)
     deletes = [c for c in bot.calls if c[0] == "delete"]
     assert deletes[1:] == [("delete", 9, "5,6")]  # the question went at once, with the other
+    sender.post(Out(9, "played; waiting", slot=hand, asks=False))  # answered: edited in place
+    await sender.drain(timeout=5.0)
+    sender.post(Out(9, "your turn once more", slot=hand, new=True))
+    await sender.drain(timeout=5.0)
+    assert [c for c in bot.calls if c[0] == "delete"] == deletes  # it asks nothing now: waits
     await sender.close()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from botkit import World, open_and_seat, people, plain, start, world
+
 from bot.buttons import LobbyOp
 from bot.hold import plan
 from bot.model import ChatSettings
@@ -19,7 +21,6 @@ from engine.match import Match
 from engine.rules import STANDARD
 from engine.vocab import Ask, EventType, Phase
 from renderers.table_image import shown_turn
-from tests.botkit import World, open_and_seat, people, plain, start, world
 
 
 def _clock(w: World) -> ManualTimers:

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from botkit import button_data, people, plain, world
 
 from bot.buttons import SettingsOp
 from bot.model import ChatSettings
@@ -16,7 +17,6 @@ from engine.rules import PRESETS, Rules
 from renderers.fit import MAX_MESSAGE, visible_length
 from renderers.guide import switch_value
 from renderers.rulebook import BOOK_FILE, build, halves, rulebook_page, rulebook_pages
-from tests.botkit import button_data, people, plain, world
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 
