@@ -106,11 +106,13 @@ async def world(
     manual_clock: bool = False,
     people_rates: bool = False,
     webhook: bool = False,
+    review_s: float | None = None,
 ) -> AsyncIterator[World]:
     """By default the local server keeps Telegram's flood limits and the bot Telegram's
     pacing, both on a clock :data:`SPEED` times as fast; ``rate`` alone: the server's limits
     as given and the bot's pacing off (a test of the bot under floods). Unless ``floods`` says
     a test expects them, the world ends with a check that the bot never met a flood wait (429).
+    ``review_s``: the 复盘's budget after each game (None: no 复盘).
     ``people_rates``: the flood budgets of production (simulated players tap faster than
     people, so by default they have none to speak of)."""
     if rate is None:
@@ -127,6 +129,7 @@ async def world(
                 turn_s=turn_s,
                 user_rate=USER if people_rates else ROBOTS,
                 chat_rate=CHAT if people_rates else ROBOTS,
+                review_budget_s=review_s,
             ),
             pacing or Pacing.off(),
             processes,
