@@ -262,10 +262,11 @@ class StoryStore:
         return PlayerStats.from_sums(sums, [int(r[0]) for r in reversed(recent)])
 
     async def group_stats(self, chat_id: int, min_games: int) -> dict[str, PlayerStats]:
-        """``/top``: every player of the chat with at least ``min_games`` games, their totals
-        (one aggregate grouped by player, on the player's index)."""
+        """``/top``: every person of the chat with at least ``min_games`` games, their totals
+        (one aggregate grouped by player, on the player's index). AI seats stand on no
+        leaderboard: the five AI seats of one game are one key, and it is people who rank."""
         rows = await self.storage._rows(
-            f"SELECT player, {_SUMS} FROM game_facts WHERE chat_id = ?"
+            f"SELECT player, {_SUMS} FROM game_facts WHERE chat_id = ? AND player LIKE 'u%'"
             " GROUP BY player HAVING count(*) >= ?",
             (chat_id, min_games),
         )
