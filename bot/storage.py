@@ -217,7 +217,8 @@ CREATE TABLE game_facts (
     PRIMARY KEY (table_id, number, seat),
     FOREIGN KEY (table_id, number) REFERENCES games (table_id, number) ON DELETE CASCADE
 ) WITHOUT ROWID;
-CREATE INDEX game_facts_player ON game_facts (chat_id, player, finished_at);
+-- the player's games in order, and (covering) the ranks and points /top sums
+CREATE INDEX game_facts_player ON game_facts (chat_id, player, finished_at, rank, points);
 CREATE INDEX game_facts_chat ON game_facts (chat_id, finished_at, table_id, number);
 CREATE TABLE badges (
     chat_id INTEGER NOT NULL, player TEXT NOT NULL, badge TEXT NOT NULL,

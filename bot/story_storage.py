@@ -38,6 +38,10 @@ _INSERT = (
     f" VALUES ({', '.join('?' * (len(_ROW) + len(FACT_COLUMNS)))})"
 )
 _FACTS = ", ".join(FACT_COLUMNS)
+# the sums /top needs, of the rank and points columns only (the index game_facts_player covers)
+_TOP_FIELDS = 11
+_TOP_SUMS = ", ".join(SQL_SUMS[:_TOP_FIELDS])
+assert all("rank" in e or "points" in e or e == "count(*)" for e in SQL_SUMS[:_TOP_FIELDS])
 _FLAGS = tuple(f.type == "bool" for f in fields(SeatFacts))
 _SUMS = ", ".join(SQL_SUMS)
 
@@ -264,13 +268,16 @@ class StoryStore:
     async def group_stats(self, chat_id: int, min_games: int) -> dict[str, PlayerStats]:
         """``/top``: every person of the chat with at least ``min_games`` games, their totals
         (one aggregate grouped by player, on the player's index). AI seats stand on no
-        leaderboard: the five AI seats of one game are one key, and it is people who rank."""
+        leaderboard: the five AI seats of one game are one key, and it is people who rank.
+        Only what a leaderboard shows is summed (games, wins, losses, ranks, points: read
+        from the player's index alone); the other totals are 0."""
         rows = await self.storage._rows(
-            f"SELECT player, {_SUMS} FROM game_facts WHERE chat_id = ? AND player LIKE 'u%'"
+            f"SELECT player, {_TOP_SUMS} FROM game_facts WHERE chat_id = ? AND player LIKE 'u%'"
             " GROUP BY player HAVING count(*) >= ?",
             (chat_id, min_games),
         )
-        return {str(r[0]): PlayerStats.from_sums(r[1:]) for r in rows}
+        rest = [0] * (len(SQL_SUMS) - _TOP_FIELDS)
+        return {str(r[0]): PlayerStats.from_sums([*r[1:], *rest]) for r in rows}
 
     async def names(self, chat_id: int, players: Sequence[str]) -> dict[str, str]:
         """Each player's name in their latest game of the chat."""
