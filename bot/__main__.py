@@ -46,7 +46,15 @@ def main(argv: list[str] | None = None) -> int:
     bp.add_argument(
         "--speed", type=float, default=4.0, help="--game: the clock's speed (1: real time)"
     )
+    bp.add_argument(
+        "--story", action="store_true", help="the story's queries on a group's stored games"
+    )
+    bp.add_argument("--games", type=int, default=10_000, help="--story: games stored")
     args = parser.parse_args(argv)
+    if args.command == "bench" and args.story:
+        from .offline.storybench import main as story_bench
+
+        return story_bench(args.games, args.seed)
     if args.command == "bench" and args.game:
         from .offline.gamebench import main as game_bench
 

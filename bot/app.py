@@ -54,7 +54,8 @@ from .workers import Workers
 log = logging.getLogger("gouji.app")
 HTTP_CONNECTIONS = 32  # calls to the Bot API in flight at once (more wait for a connection)
 # The order of the command menu Telegram shows (groups; a private chat shows a few of them).
-MENU = ("gouji", "join", "leave", "hand", "rules", "settings", "stop", "help")
+MENU: tuple[str, ...] = ("gouji", "join", "leave", "hand", "rules", "settings", "stop", "help")
+MENU += ("history", "match", "stats", "top", "replay", "record")  # bot.story
 PRIVATE_MENU = ("start", "hand", "rules", "help")
 ADMINS = (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
@@ -174,7 +175,13 @@ def command_handler(command: Command) -> Handler:
                 return
             if msg.sender_chat.id == chat.id:  # an anonymous admin of this group
                 members = AnonymousAdmin(members, chat.id)
-        call = CommandCall(chat.id, thread, info, tuple(context.args or ()), members)
+        # a reply to a person (in a forum topic every message answers the topic's first one)
+        target = msg.reply_to_message
+        if target is not None and thread is not None and target.message_id == thread:
+            target = None
+        replied = target.from_user if target is not None else None
+        reply_to = user_info(replied) if replied is not None and not replied.is_bot else None
+        call = CommandCall(chat.id, thread, info, tuple(context.args or ()), members, reply_to)
         if not rt.parts.router.allow(call):
             return
         if command.where == Where.GROUP and private:
@@ -196,7 +203,12 @@ async def on_button(update: Update, context: Context) -> None:
     chat_id = msg.chat.id if isinstance(msg, Message) else None
     thread = msg.message_thread_id if isinstance(msg, Message) and msg.is_topic_message else None
     answer = await rt.parts.router.press(
-        query.data, user_info(query.from_user), chat_id, thread, TelegramMembers(context.bot)
+        query.data,
+        user_info(query.from_user),
+        chat_id,
+        thread,
+        TelegramMembers(context.bot),
+        msg.message_id if isinstance(msg, Message) else None,
     )
     try:
         await query.answer(answer.text[:200] or None, show_alert=answer.alert, url=answer.url)

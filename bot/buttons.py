@@ -37,6 +37,7 @@ class Kind(StrEnum):
     OVER = "o"  # the group's game-over message
     SETTINGS = "s"  # the group's /settings message
     VOTE = "v"  # the group's notice about a seat in 托管
+    STORY = "y"  # the group's /history, /replay and /record messages (bot.story)
 
 
 class LobbyOp(StrEnum):
@@ -89,14 +90,29 @@ class VoteOp(StrEnum):
     TAKE = "t"  # arg: the seat; a member who does not play takes it over
 
 
-Op = LobbyOp | HandOp | OverOp | SettingsOp | VoteOp
+class StoryOp(StrEnum):
+    """A stored game's buttons: the table field is the game's code (its table and number,
+    :func:`bot.story.game_code`), the version :data:`bot.story.STORY_BUTTONS`."""
 
-OPS: dict[Kind, type[LobbyOp] | type[HandOp] | type[OverOp] | type[SettingsOp] | type[VoteOp]] = {
+    OLDER = "o"  # /history's page of the games older than the game
+    NEWER = "n"  # … newer than it
+    REPLAY = "r"  # the game's replay (animation and steps)
+    RECORD = "d"  # its record as a document
+    STEP = "f"  # arg: k; frame k of the game's replay, in place of the pressed message
+
+
+Op = LobbyOp | HandOp | OverOp | SettingsOp | VoteOp | StoryOp
+
+OPS: dict[
+    Kind,
+    type[LobbyOp] | type[HandOp] | type[OverOp] | type[SettingsOp] | type[VoteOp] | type[StoryOp],
+] = {
     Kind.LOBBY: LobbyOp,
     Kind.HAND: HandOp,
     Kind.OVER: OverOp,
     Kind.SETTINGS: SettingsOp,
     Kind.VOTE: VoteOp,
+    Kind.STORY: StoryOp,
 }
 
 
@@ -108,6 +124,7 @@ class Arg(StrEnum):
     RANK = "rank"  # a character of RANK_CHARS
     INDEX = "index"  # 0–99
     EXTRA = "extra"  # 2, S or B, then 1–99: how many of them
+    NUMBER = "number"  # 0–9999 (a game of a match, a frame of a replay)
 
 
 # The ops that take an argument, keyed by kind too: ops of different kinds share letters (and,
@@ -124,6 +141,7 @@ ARGS: dict[tuple[Kind, Op], Arg] = {
     (Kind.HAND, HandOp.OPTION): Arg.INDEX,
     (Kind.SETTINGS, SettingsOp.SWITCH): Arg.INDEX,
     (Kind.SETTINGS, SettingsOp.PAGE): Arg.INDEX,
+    (Kind.STORY, StoryOp.STEP): Arg.NUMBER,
 }
 
 
@@ -148,6 +166,8 @@ def _arg_ok(kind: Kind, op: Op, arg: str) -> bool:
             return arg.isdigit() and len(arg) <= 2
         case Arg.EXTRA:
             return arg[:1] in ("2", "S", "B") and arg[1:].isdigit() and len(arg) <= 3
+        case Arg.NUMBER:
+            return arg.isdigit() and len(arg) <= 4 and (arg == "0" or arg[0] != "0")
     return arg == ""
 
 
@@ -181,6 +201,12 @@ class Callback:
     def index(self) -> int:
         """The k of an index op (the k-th answer, option or switch)."""
         assert ARGS.get((self.kind, self.op)) == Arg.INDEX
+        return int(self.arg)
+
+    @property
+    def number(self) -> int:
+        """The n of a number op (a game of a match, a frame)."""
+        assert ARGS.get((self.kind, self.op)) == Arg.NUMBER
         return int(self.arg)
 
     def encode(self) -> str:

@@ -11,10 +11,13 @@ from . import storage as S
 from .absence import Absence
 from .budget import Budgets
 from .chat_settings import SettingsMenu
+from .game_end import GameEnd
 from .lobby import Lobby
 from .model import TableStatus
 from .play import Play
 from .router import Router
+from .story import Story
+from .story_storage import StoryStore
 from .tables import Config, Poster, Scheduler, Tables
 from .workers import Workers
 
@@ -29,6 +32,8 @@ class Parts:
     absence: Absence
     lobby: Lobby
     settings: SettingsMenu
+    story: Story
+    game_end: GameEnd
 
 
 def compose(
@@ -40,9 +45,15 @@ def compose(
     absence = Absence(tables, play)
     lobby = Lobby(tables, play, absence)
     settings = SettingsMenu(tables)
-    for part in (play, absence, lobby, settings):  # a new part registers here
+    if not isinstance(storage, S.SqliteStorage):
+        raise TypeError("the story's queries need SQLite storage")
+    store = StoryStore(storage)
+    story = Story(tables, workers, store)
+    game_end = GameEnd(tables, workers, store)
+    play.game_stored.append(game_end.stored)
+    for part in (play, absence, lobby, settings, story):  # a new part registers here
         part.register(router)
-    return Parts(tables, router, play, absence, lobby, settings)
+    return Parts(tables, router, play, absence, lobby, settings, story, game_end)
 
 
 async def resume(parts: Parts) -> int:
@@ -58,4 +69,5 @@ async def resume(parts: Parts) -> int:
                 parts.lobby.resumed(table)
             else:
                 parts.play.resumed(table)
+    await parts.game_end.resumed(tables)  # facts a kill left unstored, 复盘 not yet posted
     return len(tables)

@@ -21,6 +21,27 @@ class SlotKind(StrEnum):
     AFK = "afk"  # the group's notice about a seat in 托管 (index: the seat)
 
 
+class MediaKind(StrEnum):
+    """What a :class:`Media` message is."""
+
+    ANIMATION = "animation"  # sendAnimation (a GIF)
+    DOCUMENT = "document"  # sendDocument (a file)
+    PHOTO = "photo"  # a picture put in place of message ``Media.edit`` (editMessageMedia)
+
+
+@dataclass(frozen=True)
+class Media:
+    """A file a message carries besides the pictures of :attr:`Out.photo`: its bytes made by
+    ``make`` (a picklable call, run by a worker process when the message is sent) and its
+    file name; ``edit``: the message whose picture it replaces (its ``Out`` keeps the caption
+    and buttons)."""
+
+    kind: MediaKind
+    make: Callable[[], bytes]
+    filename: str
+    edit: int | None = None
+
+
 @dataclass(frozen=True)
 class Slot:
     """One message a table keeps in place: which table, which kind, whose (page or seat)."""
@@ -58,6 +79,7 @@ class Out:
     message_id: int | None = None
     # the stored row of a message caused by an action (stored with it): deleted once delivered
     outbox_id: int | None = None
+    media: Media | None = None  # an animation, a document, or a picture edited in place
 
     def dumps(self) -> bytes:
         """The message as stored in the outbox, beside the action that caused it (its picture

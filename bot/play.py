@@ -42,6 +42,7 @@ class Play:
         self.sender = tables.sender
         self.timers = tables.timers
         self.workers = workers  # the hard AI searches there
+        self.game_stored: list[Callable[[Table], Awaitable[None]]] = []  # after each game
 
     def register(self, router: Router) -> None:
         router.command("hand", self._cmd_hand)
@@ -425,6 +426,8 @@ class Play:
             )
             table.st.stored_games = m.number
             await self.tables.save(table)
+            for hook in self.game_stored:  # the story: facts, badges, the 复盘 (bot.game_end)
+                await hook(table)
 
     def resumed(self, table: Table) -> None:
         """After a restart: the group and every player see the table again; the asked player

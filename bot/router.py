@@ -54,6 +54,7 @@ class Press:
     thread_id: int | None  # its forum topic
     members: Members
     seat: int | None = None  # a hand button: the presser's seat at the table
+    message_id: int | None = None  # the pressed message
 
     @property
     def lang(self) -> str:
@@ -77,6 +78,7 @@ class CommandCall:
     user: UserInfo
     args: tuple[str, ...]
     members: Members
+    reply_to: UserInfo | None = None  # the person whose message the command answers
 
     @property
     def private(self) -> bool:
@@ -86,6 +88,7 @@ class CommandCall:
 TableHandler = Callable[[Table, Press], Awaitable[Answer]]
 ChatHandler = Callable[[Press], Awaitable[Answer]]
 Guard = Callable[[Table, Press], Answer | None]
+ChatGuard = Callable[[Press], Answer | None]
 CommandHandler = Callable[[CommandCall], Awaitable[None]]
 
 
@@ -107,6 +110,7 @@ class Router:
         self._chat: dict[tuple[Kind, Op], ChatHandler] = {}
         self._private_ok: set[tuple[Kind, Op]] = set()  # chat buttons that work in a DM too
         self._guards: dict[Kind, Guard] = {}
+        self._chat_guards: dict[Kind, ChatGuard] = {}
         self.commands: dict[str, Command] = {}
 
     # -- registering -------------------------------------------------------------------------
@@ -126,6 +130,10 @@ class Router:
     def guard(self, kind: Kind, guard: Guard) -> None:
         """Checked before every handler of ``kind``: an answer stops the press there."""
         self._guards[kind] = guard
+
+    def chat_guard(self, kind: Kind, guard: ChatGuard) -> None:
+        """Checked before every chat handler of ``kind`` (its version): an answer stops it."""
+        self._chat_guards[kind] = guard
 
     def allow(self, call: CommandCall) -> bool:
         """Whether a command fits its sender's and its chat's flood budget (else it is
@@ -154,8 +162,10 @@ class Router:
         chat_id: int | None,
         thread_id: int | None,
         members: Members,
+        message_id: int | None = None,
     ) -> Answer:
-        """Any button press; the answer is shown as a toast (or alert, or link)."""
+        """Any button press (of message ``message_id``); the answer is shown as a toast (or
+        alert, or link)."""
         lang = user.lang or "zh"
         if not self.budgets.spend(user.id, chat_id):
             return Answer(t(lang, "bot.slow_down"))
@@ -169,7 +179,10 @@ class Router:
         if chat_handler is not None:
             if chat_id > 0 and (cb.kind, cb.op) not in self._private_ok:
                 return Answer(t(lang, "bot.bad_button"))
-            return await chat_handler(Press(cb, user, chat_id, thread_id, members))
+            press = Press(cb, user, chat_id, thread_id, members, message_id=message_id)
+            chat_guard = self._chat_guards.get(cb.kind)
+            stop = chat_guard(press) if chat_guard is not None else None
+            return stop if stop is not None else await chat_handler(press)
         handler = self._table.get((cb.kind, cb.op))
         if handler is None:
             return Answer(t(lang, "bot.bad_button"))
@@ -187,7 +200,7 @@ class Router:
             seat = table.seat_of(user.id)
             if seat is None:
                 return Answer(t(lang, "bot.not_yours"))
-        p = Press(cb, user, chat_id, thread_id, members, seat)
+        p = Press(cb, user, chat_id, thread_id, members, seat, message_id)
         async with table.lock:
             guard = self._guards.get(cb.kind)
             stop = guard(table, p) if guard is not None else None

@@ -36,6 +36,7 @@ from telegram.error import (
 from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
 
 from .keyboards import Keyboard
+from .media import send_media
 from .outbox import Out, Slot
 from .workers import Workers
 
@@ -351,6 +352,9 @@ class Sender:
             self.post(replace(out, chat_id=new))
 
     async def _deliver(self, out: Out) -> None:
+        if out.media is not None:  # an animation, a document, a picture edited in place
+            await send_media(self.bot, self.workers, self._call, out, markup(out.keyboard))
+            return
         # the last guard: a message over Telegram's limit would be refused whole
         out = replace(out, text=fit(out.text, MAX_CAPTION if out.photo else MAX_MESSAGE))
         if out.message_id is not None:

@@ -195,7 +195,43 @@ CREATE TABLE outbox (
 CREATE INDEX outbox_table ON outbox (table_id);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+# Version 4: the evening's story. Per finished game one row per seat: who sat there (a key,
+# "u<telegram id>" or "ai:<level>", and the name at the time), when the game ended, and the
+# seat's facts (engine.stats.SeatFacts, as integers; ``facts_version`` = FACTS_VERSION when
+# they were derived) — the match of a game is its table. Badges earned (once per player per
+# chat) and the 复盘 of each game posted (once). All rows derive from the stored records.
+_V4 = """
+CREATE TABLE game_facts (
+    table_id INTEGER NOT NULL, number INTEGER NOT NULL,
+    seat INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5),
+    chat_id INTEGER NOT NULL, player TEXT NOT NULL, name TEXT NOT NULL,
+    finished_at REAL NOT NULL, facts_version INTEGER NOT NULL,
+    rank INTEGER NOT NULL, points INTEGER NOT NULL, opened INTEGER NOT NULL,
+    foe_opened INTEGER NOT NULL, open_point INTEGER NOT NULL, burns INTEGER NOT NULL,
+    counter_burns INTEGER NOT NULL, burn_wins INTEGER NOT NULL,
+    counter_burn_wins INTEGER NOT NULL, burn_fails INTEGER NOT NULL,
+    burn_breaks INTEGER NOT NULL, burned INTEGER NOT NULL, men_given INTEGER NOT NULL,
+    smothered INTEGER NOT NULL, sweep INTEGER NOT NULL, swept INTEGER NOT NULL,
+    revolted INTEGER NOT NULL, yaotou INTEGER NOT NULL, declared INTEGER NOT NULL,
+    tricks INTEGER NOT NULL,
+    PRIMARY KEY (table_id, number, seat),
+    FOREIGN KEY (table_id, number) REFERENCES games (table_id, number) ON DELETE CASCADE
+) WITHOUT ROWID;
+-- the player's games in order, and (covering) the ranks and points /top sums
+CREATE INDEX game_facts_player ON game_facts (chat_id, player, finished_at, rank, points);
+CREATE INDEX game_facts_chat ON game_facts (chat_id, finished_at, table_id, number);
+CREATE TABLE badges (
+    chat_id INTEGER NOT NULL, player TEXT NOT NULL, badge TEXT NOT NULL,
+    earned_at REAL NOT NULL, table_id INTEGER NOT NULL, number INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, player, badge)) WITHOUT ROWID;
+CREATE TABLE reviews (
+    table_id INTEGER NOT NULL, number INTEGER NOT NULL, review TEXT NOT NULL,
+    created_at REAL NOT NULL, PRIMARY KEY (table_id, number),
+    FOREIGN KEY (table_id, number) REFERENCES games (table_id, number) ON DELETE CASCADE
+) WITHOUT ROWID;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 
 _TABLE_COLUMNS = (
     "table_id, chat_id, thread_id, status, opener, state, version, created_at, updated_at"
@@ -627,9 +663,11 @@ class SqliteStorage:
                     "UPDATE game_tables SET chat_id = ? WHERE chat_id = ?",
                     (new_chat_id, old_chat_id),
                 )
-                await db.execute(
-                    "UPDATE games SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
-                )
+                for table in ("games", "game_facts", "badges"):
+                    await db.execute(
+                        f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?",
+                        (new_chat_id, old_chat_id),
+                    )
         except sqlite3.IntegrityError as e:
             msg = f"chats {old_chat_id} and {new_chat_id} both have an open table in one topic"
             raise _open_table_clash(e, msg) from e

@@ -56,6 +56,7 @@ class Config:
     lang: str = "zh"  # a new chat's language (GOUJI_LANG)
     user_rate: Rate = USER  # presses and commands one person may send (flood budget)
     chat_rate: Rate = CHAT  # … and one chat
+    review_budget_s: float | None = 60.0  # the 复盘's work per game (bot.game_end); None: off
 
 
 class Poster(Protocol):

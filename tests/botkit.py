@@ -108,11 +108,13 @@ async def world(
     manual_clock: bool = False,
     people_rates: bool = False,
     webhook: bool = False,
+    review_s: float | None = None,
 ) -> AsyncIterator[World]:
     """By default the local server keeps Telegram's flood limits and the bot Telegram's
     pacing, both on a clock :data:`SPEED` times as fast; ``rate`` alone: the server's limits
     as given and the bot's pacing off (a test of the bot under floods). Unless ``floods`` says
     a test expects them, the world ends with a check that the bot never met a flood wait (429).
+    ``review_s``: the 复盘's budget after each game (None: no 复盘).
     ``people_rates``: the flood budgets of production (simulated players tap faster than
     people, so by default they have none to speak of). ``pass_think_s``: a skipped seat's
     think-time (bot.hold); 0, passes shown at once."""
@@ -131,6 +133,7 @@ async def world(
                 pass_think_s=pass_think_s,
                 user_rate=USER if people_rates else ROBOTS,
                 chat_rate=CHAT if people_rates else ROBOTS,
+                review_budget_s=review_s,
             ),
             pacing or Pacing.off(),
             processes,

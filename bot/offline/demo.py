@@ -191,6 +191,7 @@ async def demo(
                 lang=lang,
                 user_rate=ROBOTS,  # simulated players tap faster than people can
                 chat_rate=ROBOTS,
+                review_budget_s=1.0,  # a quick 复盘 after the game
             )
             pacing = Pacing.telegram().faster(SPEED)
             async with local_bot(api, f"{tmp}/demo.sqlite3", cfg, pacing=pacing) as app:

@@ -14,6 +14,7 @@ TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
 BUTTON_LIMIT = 100
 PHOTO_BYTES = 10 * 1024 * 1024
+FILE_BYTES = 50 * 1024 * 1024  # a document or an animation a bot uploads (Bot API: 50 MB)
 
 BUTTONS_PER_ROW = 8
 BUTTON_TEXT_LIMIT = 64  # UTF-16 units; Telegram documents none: the stricter choice
@@ -95,6 +96,28 @@ def _button(b: Any) -> Button:
     if url is not None and not str(url).startswith(("http://", "https://", "tg://")):
         raise bad_request("BUTTON_URL_INVALID")
     return Button(b["text"], data, None if url is None else str(url))
+
+
+def file_size_ok(data: bytes) -> None:
+    """Telegram's upload limit for a document or an animation."""
+    if len(data) > FILE_BYTES:
+        raise bad_request("Request Entity Too Large")
+
+
+def animation_size(data: bytes) -> tuple[int, int]:
+    """Width and height of an uploaded animation: a GIF (or an H.264 MP4 without sound, taken
+    as it is). Telegram sends anything else as a document; this server refuses it, the
+    stricter choice."""
+    file_size_ok(data)
+    if data[4:8] == b"ftyp":
+        return 0, 0
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            if image.format != "GIF":
+                raise bad_request("wrong type of the web page content")
+            return image.size
+    except (UnidentifiedImageError, OSError) as exc:
+        raise bad_request("wrong type of the web page content") from exc
 
 
 def image_size(data: bytes) -> tuple[int, int]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from aiohttp.web import FileField
 
-from .checks import check_text, image_size, parse_markup
+from .checks import animation_size, check_text, file_size_ok, image_size, parse_markup
 from .world import (
     ACCESSIBLE_S,
     JSON,
@@ -237,7 +237,18 @@ def send_photo(w: World, p: Params) -> JSON:
 def send_document(w: World, p: Params) -> JSON:
     w.chat(p.chat_id())
     data, file_id, name = _upload(w, p, "document")
+    file_size_ok(data)
     return _send(w, p, "caption", document=data, file_id=file_id, filename=name)
+
+
+@method("sendAnimation")
+def send_animation(w: World, p: Params) -> JSON:
+    w.chat(p.chat_id())
+    data, file_id, name = _upload(w, p, "animation")
+    dims = animation_size(data)
+    return _send(
+        w, p, "caption", animation=data, animation_dims=dims, file_id=file_id, filename=name
+    )
 
 
 @method("sendChatAction")
@@ -327,6 +338,7 @@ def edit_message_media(w: World, p: Params) -> JSON:
         "photo": data if photo else None,
         "photo_dims": image_size(data) if photo else (0, 0),
         "document": None if photo else data,
+        "animation": None,
     }
     parse_mode = media.get("parse_mode")
     caption = check_text(media.get("caption"), parse_mode, caption=True)

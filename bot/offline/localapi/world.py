@@ -85,6 +85,8 @@ class SentMessage:
     photo: bytes | None = None
     photo_dims: tuple[int, int] = (0, 0)
     document: bytes | None = None
+    animation: bytes | None = None  # sendAnimation: also shown as its document (Bot API)
+    animation_dims: tuple[int, int] = (0, 0)
     file_id: str | None = None
     filename: str | None = None
     reply_markup: list[list[Button]] = field(default_factory=list)
@@ -106,7 +108,7 @@ class SentMessage:
 
     @property
     def has_media(self) -> bool:
-        return self.photo is not None or self.document is not None
+        return self.photo is not None or self.document is not None or self.animation is not None
 
     @property
     def plain(self) -> str:
@@ -163,10 +165,16 @@ class SimUser:
         return out | _present(username=self.username)
 
     async def send(
-        self, text: str, chat: SimGroup | None = None, *, thread_id: int | None = None
+        self,
+        text: str,
+        chat: SimGroup | None = None,
+        *,
+        thread_id: int | None = None,
+        reply_to: SimUser | None = None,
     ) -> None:
-        """A message from this user in ``chat`` (or in the private chat with the bot)."""
-        self._world.user_message(self, chat, text, thread_id)
+        """A message from this user in ``chat`` (or in the private chat with the bot); with
+        ``reply_to``, a reply to a message of that user there."""
+        self._world.user_message(self, chat, text, thread_id, reply_to)
         await asyncio.sleep(0)
 
     async def press(
@@ -489,10 +497,17 @@ class World:
             edit_date=m.edit_date,
             reply_markup=m.markup_json,
         )
-        data = m.photo or m.document or b""
+        data = m.photo or m.document or m.animation or b""
         file = {"file_id": m.file_id, "file_unique_id": f"U{m.file_id}", "file_size": len(data)}
         if m.photo is not None:
             out["photo"] = [file | {"width": m.photo_dims[0], "height": m.photo_dims[1]}]
+        elif m.animation is not None:
+            # "for backward compatibility, when this field is set, the document field will also
+            # be set" (Bot API, Message.animation)
+            name = {"file_name": m.filename or "animation.gif", "mime_type": "image/gif"}
+            width, height = m.animation_dims
+            out["animation"] = file | name | {"width": width, "height": height, "duration": 0}
+            out["document"] = file | name
         elif m.document is not None:
             out["document"] = file | {"file_name": m.filename or "file"}
         if not m.has_media:
@@ -530,7 +545,12 @@ class World:
         return body
 
     def user_message(
-        self, user: SimUser, group: SimGroup | None, text: str, thread_id: int | None
+        self,
+        user: SimUser,
+        group: SimGroup | None,
+        text: str,
+        thread_id: int | None,
+        reply_to: SimUser | None = None,
     ) -> None:
         chat: Chat = group if group is not None else user
         if group is None:
@@ -551,6 +571,8 @@ class World:
                 raise ValueError("thread_id needs a forum group")
             fields["message_thread_id"] = thread_id
             fields["is_topic_message"] = True
+        if reply_to is not None:  # a message of theirs the bot did not see (group privacy)
+            fields["reply_to_message"] = self.incoming(chat, reply_to, {"text": "…"})
         self.push_update({"message": self.incoming(chat, user, fields)})
 
     def service_message(self, group: SimGroup, user: SimUser | None, **fields: Any) -> None:
