@@ -119,7 +119,8 @@ class GameEnd:
             if oid is not None:
                 self.sender.post(replace(out, outbox_id=oid))
 
-        self.timers.schedule(f"review:{key.table_id}:{key.number}", 0.0, job)
+        # in the background: a stop cancels it (a restart reviews the game again)
+        self.timers.schedule(f"review:{key.table_id}:{key.number}", 0.0, job, background=True)
 
     async def resumed(self, tables: Sequence[Table]) -> None:
         """After a restart: a finished game whose facts a kill left unstored gets them now, and

@@ -68,7 +68,13 @@ class Poster(Protocol):
 class Scheduler(Protocol):
     """Named one-shot timers (:class:`bot.timers.LoopTimers`)."""
 
-    def schedule(self, name: str, delay: float, job: Callable[[], Awaitable[None]]) -> None: ...
+    def schedule(
+        self,
+        name: str,
+        delay: float,
+        job: Callable[[], Awaitable[None]],
+        background: bool = False,
+    ) -> None: ...
 
     def cancel(self, name: str) -> None: ...
 

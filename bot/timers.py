@@ -22,13 +22,24 @@ class LoopTimers:
     def __init__(self) -> None:
         self._handles: dict[str, asyncio.TimerHandle] = {}
         self._running: set[asyncio.Task[None]] = set()
+        self._background: set[str] = set()  # names whose running jobs a close cancels
         self._closed = False
 
-    def schedule(self, name: str, delay: float, job: Callable[[], Awaitable[None]]) -> None:
-        """Run ``job`` in ``delay`` seconds, instead of whatever ``name`` was set to run."""
+    def schedule(
+        self,
+        name: str,
+        delay: float,
+        job: Callable[[], Awaitable[None]],
+        background: bool = False,
+    ) -> None:
+        """Run ``job`` in ``delay`` seconds, instead of whatever ``name`` was set to run.
+        ``background``: a long job that a stop cancels instead of waiting for (a 复盘; it is
+        done again after the restart)."""
         self.cancel(name)
         if self._closed:
             return
+        if background:
+            self._background.add(name)
         loop = asyncio.get_running_loop()
         self._handles[name] = loop.call_later(max(0.0, delay), self._fire, name, job)
 
@@ -52,11 +63,15 @@ class LoopTimers:
         return min(h.when() for h in self._handles.values()) - now <= soon
 
     async def close(self, timeout: float = 10.0) -> None:
-        """No timer runs any more; the jobs already running are given ``timeout`` to end."""
+        """No timer runs any more; the jobs already running are given ``timeout`` to end (those
+        in the background are cancelled)."""
         self._closed = True
         for handle in self._handles.values():
             handle.cancel()
         self._handles.clear()
+        for task in self._running:
+            if task.get_name().removeprefix("timer ") in self._background:
+                task.cancel()
         if self._running:
             await asyncio.wait(set(self._running), timeout=timeout)
 

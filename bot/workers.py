@@ -83,6 +83,11 @@ class Workers:
             return await asyncio.to_thread(fn, *args)
 
     def close(self) -> None:
+        """No more work; the worker processes stop now, a long job (a 复盘) with them: the
+        interpreter's exit would otherwise wait for it."""
         pool, self._pool = self._pool, None
         if pool is not None:
+            processes = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()

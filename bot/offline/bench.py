@@ -100,7 +100,7 @@ class _NoOutput:
     def post(self, out: object) -> None:
         raise AssertionError("a loaded table posted a message")
 
-    def schedule(self, name: str, delay: float, job: object) -> None:
+    def schedule(self, name: str, delay: float, job: object, background: bool = False) -> None:
         raise AssertionError("a loaded table set a timer")
 
     def cancel(self, name: str) -> None:

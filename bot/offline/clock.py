@@ -20,10 +20,10 @@ class ManualTimers(LoopTimers):
         self.now = 0.0  # seconds on the manual clock
         self._later: dict[str, tuple[float, Job]] = {}
 
-    def schedule(self, name: str, delay: float, job: Job) -> None:
+    def schedule(self, name: str, delay: float, job: Job, background: bool = False) -> None:
         self.cancel(name)
         if delay <= 0:
-            super().schedule(name, 0.0, job)
+            super().schedule(name, 0.0, job, background)
         elif not self._closed:
             self._later[name] = (self.now + delay, job)
 
