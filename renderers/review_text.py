@@ -1,6 +1,6 @@
 """The post-game review (复盘) as the message players see: per 联邦 its costliest decisions,
 each with the trick, who, what they did, what the AI suggests and what it cost, e.g.
-``第12墩 小美 出了 3个K，AI 建议 过（−2.5 分，胜率 −23%）`` (Telegram HTML)."""
+``第12轮 小美 出了 3个K，AI 建议 过（−2.5 分，胜率 −23%）`` (Telegram HTML)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def review_text(review: Review, names: Sequence[str], lang: str = "zh") -> str:
 def turning_point_text(
     tp: TurningPoint, names: Sequence[str], lang: str = "zh", seen: set[str] | None = None
 ) -> str:
-    """One turning point: ``第12墩 小美 出了 3个K，AI 建议 过（−2.5 分，胜率 −23%）``."""
+    """One turning point: ``第12轮 小美 出了 3个K，AI 建议 过（−2.5 分，胜率 −23%）``."""
     cat = Catalog.load(lang)
     seen = set() if seen is None else seen
     burn = tp.ask == Ask.BURN
