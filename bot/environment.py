@@ -25,6 +25,8 @@ class Environment:
     group_pace: float = 3.0  # GOUJI_PACE "group,private": seconds between calls to one chat
     private_pace: float = 1.0  # Telegram: about one message a second to one private chat
     turn_s: float | None = None  # GOUJI_TURN_S: overrides every chat's turn timer
+    # GOUJI_PASS_THINK: seconds a seat that cannot beat is shown thinking (default: 1.5–4 s)
+    pass_think_s: float | None = None
     processes: int = 2  # GOUJI_WORKERS: processes drawing pictures and running the hard AI
     # Webhook mode (polling without): the public HTTPS URL Telegram posts updates to, where the
     # bot's own server listens behind it, and the secret every delivery must carry.
@@ -56,6 +58,9 @@ class Environment:
             group_pace=pace[0] if pace else 3.0,
             private_pace=pace[1] if len(pace) > 1 else 1.0,
             turn_s=_float(env.get("GOUJI_TURN_S"), 0.0) or None,
+            pass_think_s=_float(env["GOUJI_PASS_THINK"], 0.0)
+            if env.get("GOUJI_PASS_THINK", "").strip()
+            else None,
             processes=int(env["GOUJI_WORKERS"]) if env.get("GOUJI_WORKERS", "").isdigit() else 2,
             webhook_url=env.get("TELEGRAM_WEBHOOK_URL") or None,
             webhook_listen=env.get("GOUJI_WEBHOOK_LISTEN") or "0.0.0.0",

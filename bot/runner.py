@@ -52,7 +52,13 @@ def run_polling(env: Environment) -> int:
     problem = database_problem(env.db_path)
     if problem is not None:
         return refuse(problem)
-    cfg = Config(ai_delay=env.ai_delay, seed=env.seed, turn_s=env.turn_s, lang=env.lang)
+    cfg = Config(
+        ai_delay=env.ai_delay,
+        seed=env.seed,
+        turn_s=env.turn_s,
+        lang=env.lang,
+        pass_think_s=env.pass_think_s,
+    )
     app = build_app(
         env.token,
         SqliteStorage(env.db_path),

@@ -102,6 +102,9 @@ async def run_game(seed: int, speed: float) -> dict[str, Any]:
                 "GOUJI_AI_DELAY": "0",
                 "GOUJI_TURN_S": "3600",
                 "GOUJI_PACE": f"{3.0 / speed},{1.0 / speed}",
+                # a seat that cannot beat is shown thinking as long as a person would (the
+                # middle of production's 1.5–4 s), on the bench's clock
+                "GOUJI_PASS_THINK": f"{2.75 / speed}",
             }
             bot = BotProcess(api, db, knobs)
             await bot.start()
