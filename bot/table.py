@@ -210,9 +210,15 @@ class Table:
         names = self.names()
         photo = None
         key = ""
-        if self.st.settings.image:
+        if self.st.settings.image and hold is None:
             photo = partial(render_table, view, names, lang)  # drawn when sent, by a worker
-            key = f"v{view.version}" if hold is None else f"v{view.version}h{hold.step}"
+            key = f"v{view.version}"
+        elif self.st.settings.image:
+            # while seats that cannot beat are shown thinking, one picture without a turn badge
+            # for all the steps: each step changes only the caption (whose turn), a cheap edit
+            # with no picture drawn or uploaded
+            photo = partial(render_table, replace(view, to_act=None), names, lang)
+            key = f"v{view.version}h"
         return Out(
             self.chat_id,
             text,
