@@ -524,9 +524,9 @@ class Play:
                 hold.step += 1
                 actor = {hold.actor} if hold.actor is not None else set()
                 if hold.step < len(hold.steps):
+                    # the group's table follows each step (its caption); the players' private
+                    # chats wait for the hold's end, when the actor's and the asked one's change
                     self.sender.post(table.table_out())
-                    for out in table.hand_outs(actor, None):
-                        self.sender.post(out)
                     self.schedule(table)
                     return
                 table.hold = None
