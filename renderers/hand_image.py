@@ -5,6 +5,13 @@ Readable on a phone: a photo is shown about 390 px wide, so the image is at most
 and its smallest text (the corner index, the ×N badge) stays ≥ 11 px there
 (tests/test_renderers_phone.py).
 
+Short on a phone: the DM's whole question (this picture, its caption, its buttons) must fit a
+390 × 800 pt screen without scrolling, so the hand's cards are shorter than the table's
+(``HAND_CARD_H``), a row reserves room above its cards only for badges (and for raised cards
+when it has some), the margins are thin and the picture is never taller than ``MAX_ASPECT`` of
+its width: a full hand (36 cards, ~40 after tribute) is three rows, rarely four
+(``python3 -m bot.offline.dmsize`` measures the message).
+
 Tiles (one per rank × suit × selected) and badges are drawn once, supersampled, and cached; a hand
 is pastes onto one canvas, mapped to a fixed palette and written as a palette PNG.
 """
@@ -21,16 +28,20 @@ from engine.cards import BIG, NRANKS, SMALL, TEN, TWO, parse
 
 from .fonts import draw_text, drawable, font
 
-CARD_W, CARD_H = 100, 142
+CARD_W, CARD_H = 100, 142  # a card on the table (table_image scales it)
+HAND_CARD_H = 110  # a card in the hand: shorter, so that a full hand's rows are short
 SS = 2  # supersampling factor of tiles
-RAISE = 28  # how far a selected card rises
-FAN = 34  # horizontal step between the cards of one rank: the corner index ("10") shows whole
-FAN_MAX = 7 * FAN  # a fan of many cards squeezes into this width
-GAP = 14  # between two ranks
-MARGIN = 14
-TOP = RAISE + 8  # room above a row for raised cards and badges
-ROW_GAP = 18
+RAISE = 22  # how far a selected card rises
+FAN = 30  # horizontal step between the cards of one rank: the corner index shows whole
+WIDE_FAN = 34  # the step of a rank whose index is wider: "10", "大王" and "小王"
+WIDE_INDEX = (TEN, SMALL, BIG)
+FAN_MAX = 7 * WIDE_FAN  # a fan of many cards squeezes into this width
+GAP = 10  # between two ranks
+MARGIN = 8
+BADGE_UP = 16  # how far a count badge rises above its cards: the room above a row
+ROW_GAP = 8
 MAX_W = 880  # 25 px corner text × 390 / 880 ≥ 11 px on a phone; more rows instead of wider
+MAX_ASPECT = 0.5  # height / width at most (rows allowing): a wider picture rather than a taller one
 
 BG = (24, 92, 58)
 FACE = (253, 252, 246)
@@ -94,14 +105,21 @@ def _star(draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float, fill: Color
 
 @cache
 def card_tile(
-    rank: int, suit: str, selected: bool, scale: float = 1.0, covered: bool = False
+    rank: int,
+    suit: str,
+    selected: bool,
+    scale: float = 1.0,
+    covered: bool = False,
+    height: int = CARD_H,
 ) -> Image.Image:
-    """One card, RGBA, ``CARD_W`` × ``CARD_H`` times ``scale``: corner index, big rank and suit.
+    """One card, RGBA, ``CARD_W`` × ``height`` times ``scale``: corner index, big rank and suit.
     A ``covered`` card (under the next card of a fan) shows its corner index only: what shows of
     it is a strip at its left edge (and, under a raised card, its bottom), which would otherwise
-    hold fragments of its big rank and suit (a half "10")."""
+    hold fragments of its big rank and suit (a half "10"). A card shorter than ``CARD_H`` (the
+    hand's) keeps its corner index and draws its big rank and suit a little smaller, closer."""
     k = SS * scale
-    w, h = round(CARD_W * scale) * SS, round(CARD_H * scale) * SS
+    d = CARD_H - height  # a shorter card's big symbols: higher, closer and a little smaller
+    w, h = round(CARD_W * scale) * SS, round(height * scale) * SS
     if rank == BIG:
         face, edge = BIG_FACE, BIG_EDGE
     elif rank == SMALL:
@@ -114,30 +132,32 @@ def card_tile(
         face = SEL_FACE
         edge = SEL_EDGE
     im = _rounded((w, h), round(10 * k), face, edge, round((4 if selected else 2) * k))
-    d = ImageDraw.Draw(im)
+    draw = ImageDraw.Draw(im)
     if rank in (SMALL, BIG):
         ink = RED if rank == BIG else BLACK
-        _text_center(d, (18 * k, 22 * k), rank_label(rank), 25 * k, ink)
-        _text_center(d, (18 * k, 48 * k), "王", 25 * k, ink)
+        _text_center(draw, (18 * k, 22 * k), rank_label(rank), 25 * k, ink)
+        _text_center(draw, (18 * k, 48 * k), "王", 25 * k, ink)
         if covered:
             return im.reduce(SS)
         cx = 62 * k
-        _text_center(d, (cx, 50 * k), "大" if rank == BIG else "小", 46 * k, ink)
-        _text_center(d, (cx, 100 * k), "王", 46 * k, ink)
-        _star(d, cx, 128 * k, 10 * k, GOLD if rank == BIG else (150, 154, 162))
+        size = (46 - 0.3 * d) * k
+        _text_center(draw, (cx, (50 - 0.6 * d) * k), "大" if rank == BIG else "小", size, ink)
+        _text_center(draw, (cx, (100 - 0.9 * d) * k), "王", size, ink)
+        star_y, star_k = (height - 14) * k, (1 - 0.008 * d) * k
+        _star(draw, cx, star_y, 10 * star_k, GOLD if rank == BIG else (150, 154, 162))
         if rank == BIG:
-            _star(d, cx - 24 * k, 128 * k, 7 * k, RED)
-            _star(d, cx + 24 * k, 128 * k, 7 * k, (30, 110, 220))
+            _star(draw, cx - 24 * k, star_y, 7 * star_k, RED)
+            _star(draw, cx + 24 * k, star_y, 7 * star_k, (30, 110, 220))
     else:
         ink = RED if suit in "♥♦" else BLACK
         label = rank_label(rank)
-        _text_center(d, (18 * k, 22 * k), label, (30 if len(label) == 1 else 25) * k, ink)
-        _text_center(d, (18 * k, 50 * k), suit, 25 * k, ink)
+        _text_center(draw, (18 * k, 22 * k), label, (30 if len(label) == 1 else 25) * k, ink)
+        _text_center(draw, (18 * k, 50 * k), suit, 25 * k, ink)
         if covered:
             return im.reduce(SS)
         big = 62 if len(label) == 1 else 50
-        _text_center(d, (62 * k, 66 * k), label, big * k, ink)
-        _text_center(d, (62 * k, 116 * k), suit, 36 * k, ink)
+        _text_center(draw, (62 * k, (66 - 0.8 * d) * k), label, (big - 0.15 * d) * k, ink)
+        _text_center(draw, (62 * k, (height - 26 + 0.1 * d) * k), suit, (36 - 0.2 * d) * k, ink)
     return im.reduce(SS)
 
 
@@ -153,12 +173,13 @@ def badge(text: str, selected: bool) -> Image.Image:
     return im.reduce(SS)
 
 
-def _fan_step(n: int) -> float:
-    return FAN if n <= 1 or (n - 1) * FAN <= FAN_MAX else FAN_MAX / (n - 1)
+def _fan_step(rank: int, n: int) -> float:
+    step = WIDE_FAN if rank in WIDE_INDEX else FAN
+    return step if n <= 1 or (n - 1) * step <= FAN_MAX else FAN_MAX / (n - 1)
 
 
-def _group_width(n: int) -> int:
-    return CARD_W + round(_fan_step(n) * (n - 1))
+def _group_width(rank: int, n: int) -> int:
+    return CARD_W + round(_fan_step(rank, n) * (n - 1))
 
 
 def _pack(widths: list[tuple[int, int]], limit: int) -> list[list[int]]:
@@ -176,11 +197,13 @@ def _pack(widths: list[tuple[int, int]], limit: int) -> list[list[int]]:
 
 def layout(counts: tuple[int, ...]) -> tuple[list[list[int]], int]:
     """Ranks (strongest first) in as few rows as fit ``MAX_W``, balanced so the widest row is as
-    narrow as possible but no narrower than the image is tall (a phone shows a tall photo
-    smaller); and the image width."""
-    widths = [(r, _group_width(counts[r])) for r in range(NRANKS - 1, -1, -1) if counts[r]]
+    narrow as possible but the picture no taller than ``MAX_ASPECT`` of its width (a phone shows
+    a photo at its full width: a taller one pushes the caption and buttons down); and the image
+    width."""
+    widths = [(r, _group_width(r, counts[r])) for r in range(NRANKS - 1, -1, -1) if counts[r]]
     nrows = len(_pack(widths, MAX_W))
-    lo, hi = max(CARD_W + 2 * MARGIN, min(image_height(nrows), MAX_W)), MAX_W
+    narrowest = max(CARD_W + 2 * MARGIN, min(math.ceil(image_height(nrows) / MAX_ASPECT), MAX_W))
+    lo, hi = narrowest, MAX_W
     while lo < hi:  # the narrowest limit that still needs only nrows rows
         mid = (lo + hi) // 2
         if len(_pack(widths, mid)) <= nrows:
@@ -190,11 +213,18 @@ def layout(counts: tuple[int, ...]) -> tuple[list[list[int]], int]:
     rows = _pack(widths, lo)
     gw = dict(widths)
     width = max((sum(gw[r] for r in row) + GAP * (len(row) - 1) for row in rows), default=0)
-    return rows, max(width + 2 * MARGIN, CARD_W + 2 * MARGIN, min(image_height(len(rows)), MAX_W))
+    return rows, max(width + 2 * MARGIN, narrowest)
 
 
-def image_height(nrows: int) -> int:
-    return 2 * MARGIN + nrows * (TOP + CARD_H) + (nrows - 1) * ROW_GAP - 10
+def row_top(raised: bool) -> int:
+    """The room above a row's cards: for its badges, and for its raised cards if it has some."""
+    return BADGE_UP + (RAISE if raised else 0)
+
+
+def image_height(nrows: int, raised_rows: int = 0) -> int:
+    """The picture's height: ``nrows`` rows of cards, ``raised_rows`` of them with raised cards."""
+    rows = nrows * (row_top(False) + HAND_CARD_H) + raised_rows * RAISE
+    return 2 * MARGIN + rows + (nrows - 1) * ROW_GAP
 
 
 @cache
@@ -213,31 +243,31 @@ def render_hand(hand: str, selected: str = "") -> bytes:
     counts = parse(hand)
     chosen = parse(selected)
     rows, width = layout(counts)
-    row_h = TOP + CARD_H
-    height = image_height(len(rows))
-    canvas = Image.new("RGB", (width, height), BG)
+    raised = [any(chosen[r] for r in row) for row in rows]
+    canvas = Image.new("RGB", (width, image_height(len(rows), sum(raised))), BG)
     y0 = MARGIN
-    for row in rows:
-        used = sum(_group_width(counts[r]) for r in row) + GAP * (len(row) - 1)
+    for row, row_raised in zip(rows, raised, strict=True):
+        used = sum(_group_width(r, counts[r]) for r in row) + GAP * (len(row) - 1)
         x = (width - used) // 2  # rows centred
+        top = y0 + row_top(row_raised)  # the top of the row's cards not raised
         for r in row:
             n = counts[r]
             k = min(chosen[r], n)
-            step = _fan_step(n)
+            step = _fan_step(r, n)
             for i in range(n):
                 sel = i >= n - k
                 suit = "" if r in (SMALL, BIG) else SUIT_CYCLE[i % 4]
-                tile = card_tile(r, suit, sel, covered=i < n - 1)
-                canvas.paste(tile, (x + round(i * step), y0 + TOP - (RAISE if sel else 0)), tile)
-            gw = _group_width(n)
+                tile = card_tile(r, suit, sel, covered=i < n - 1, height=HAND_CARD_H)
+                canvas.paste(tile, (x + round(i * step), top - (RAISE if sel else 0)), tile)
+            gw = _group_width(r, n)
             if n > 1 or k:
                 text = f"{k}/{n}" if 0 < k < n else f"×{n}"
                 b = badge(text, k > 0)
                 bx = x + gw - b.width + 6
-                by = y0 + TOP - (RAISE if k else 0) - b.height // 2
+                by = top - (RAISE if k else 0) - BADGE_UP
                 canvas.paste(b, (bx, by), b)
             x += gw + GAP
-        y0 += row_h + ROW_GAP
+        y0 = top + HAND_CARD_H + ROW_GAP
     out = canvas.quantize(palette=_palette(), dither=Image.Dither.NONE)
     buf = io.BytesIO()
     out.save(buf, "PNG", compress_level=6)
