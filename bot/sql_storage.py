@@ -89,6 +89,8 @@ class _Save:
     outbox: list[bytes]
     now: float
     done: asyncio.Future[list[int]]
+    started: bool = False  # its batch has begun: it will be stored whole or refused
+    dropped: bool = False  # cancelled before its batch began: never written
 
 
 class SqlStorage:
@@ -233,15 +235,25 @@ class SqlStorage:
         self._saves.append(save)
         if self._committer is None or self._committer.done():
             self._committer = asyncio.create_task(self._commit_saves())
-        # cancelled before its batch began: not written; after: written whole
-        ids = await save.done
+        try:
+            ids = await asyncio.shield(save.done)
+        except asyncio.CancelledError:
+            # cancelled before its batch began: never written; after: the cancellation waits
+            # for the batch's end, so whoever reads next sees the write whole or not at all
+            save.dropped = not save.started
+            if save.started:
+                await asyncio.wait({save.done})
+                save.done.exception()  # retrieved: the caller is gone
+            raise
         row.updated_at = now
         return ids
 
     async def _commit_saves(self) -> None:
         while self._saves:
-            batch = [s for s in self._saves if not s.done.done()]
+            batch = [s for s in self._saves if not s.dropped]
             self._saves = []
+            for save in batch:
+                save.started = True
             if not batch:
                 continue
             try:
