@@ -86,17 +86,17 @@ class Backend:
     async def schema(self, db: str) -> dict[str, tuple[str, ...]]:
         """Each table's columns, in order, and each index (as ``index:<name>``): what the two
         dialects' schemas must share."""
+        out: dict[str, tuple[str, ...]] = {}
         if self.cluster is None:
             names = await self.raw(
                 db, "SELECT name, type FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
             )
-            out = {f"index:{n}": () for n, kind in names if kind == "index"}  # explicit indexes
+            out.update({f"index:{n}": () for n, kind in names if kind == "index"})
             for n, kind in names:
                 if kind == "table":
                     cols = await self.raw(db, f"PRAGMA table_info({n})")
                     out[n] = tuple(c[1] for c in cols)
             return out
-        out = {}
         cols = await self.raw(
             db,
             "SELECT table_name, column_name FROM information_schema.columns"
