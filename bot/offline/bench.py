@@ -3,8 +3,9 @@ players at once against the local Bot API server. The bot runs as ``python -m bo
 process with the production pacing, so its latency and memory are measured apart from the
 simulated world. ``--db``: the bot's storage — a SQLite file (the default), a throwaway
 PostgreSQL server with its default (durable) settings, or the PostgreSQL database at a URL.
-Figures printed, the last line JSON (``storage``, ``tables``, ``actions``, ``update_to_first_call_ms_median`` / ``_p99``,
-``rss_kb_per_table``, ``api_calls_per_action``, ``errors``). Never a timed test."""
+Figures printed, the last line JSON (``storage``, ``tables``, ``actions``,
+``update_to_first_call_ms_median`` / ``_p99``, ``rss_kb_per_table``, ``api_calls_per_action``,
+``errors``). Never a timed test."""
 
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ from typing import Any
 from .. import storage as S
 from ..buttons import LobbyOp
 from ..tables import Config, Tables
-from .botprocess import BotProcess
+from .botprocess import BotProcess, until
 from .localapi import LocalBotApi, SimGroup, SimUser
 from .pgcluster import PgCluster
-from .simplayers import SimPlayer, press_lobby
+from .simplayers import SimPlayer, lobby_message, press_lobby
 
 KNOBS = {"GOUJI_AI_DELAY": "0", "GOUJI_PACE": "3,1", "GOUJI_TURN_S": "3600"}
 
@@ -55,7 +56,17 @@ async def _stored_versions(db: S.SqlStorage) -> dict[int, int]:
     return {chat: version for chat, version in await db._rows(_VERSIONS)}
 
 
+def _lobby_shown(api: LocalBotApi, group: SimGroup) -> bool:
+    try:
+        lobby_message(api, group)
+    except LookupError:
+        return False
+    return True
+
+
 async def _seat(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> None:
+    # the lobby is paced like every group message: it may come after a quiet moment
+    await until(lambda: _lobby_shown(api, group), 120.0)
     for seat, u in enumerate(users):  # the lobby is paced: tables seat in parallel
         await press_lobby(api, group, u, LobbyOp.SIT, seat, timeout=60.0)
     await press_lobby(api, group, users[0], LobbyOp.GO, timeout=60.0)
