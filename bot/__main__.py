@@ -50,6 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         "--story", action="store_true", help="the story's queries on a group's stored games"
     )
     bp.add_argument("--games", type=int, default=10_000, help="--story: games stored")
+    bp.add_argument(
+        "--db",
+        default="sqlite",
+        help="the bot's storage: sqlite (a file), postgresql (a throwaway server), or a URL",
+    )
     args = parser.parse_args(argv)
     if args.command == "bench" and args.story:
         from .offline.storybench import main as story_bench
@@ -62,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench":
         from .offline.bench import main as bench
 
-        return bench(args.tables, args.actions, args.seed)
+        return bench(args.tables, args.actions, args.seed, args.db)
     settings = Environment.from_env()
     if args.command == "check":
         from .check import check, ready

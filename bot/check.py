@@ -10,8 +10,9 @@ from telegram import Bot, BotCommandScopeAllGroupChats
 from telegram.error import InvalidToken, NetworkError, TelegramError
 
 from .environment import Environment
-from .health import database_problem
+from .health import database_problem_async
 from .request import AiohttpRequest
+from .storage import describe
 
 TELEGRAM = "https://api.telegram.org/bot"
 
@@ -29,8 +30,8 @@ class Line:
 async def check(env: Environment) -> list[Line]:
     """Every check, in the order an operator would fix them."""
     lines: list[Line] = []
-    problem = database_problem(env.db_path)
-    lines.append(Line(problem is None, problem or f"database {env.db_path} is writable"))
+    problem = await database_problem_async(env.db_path)
+    lines.append(Line(problem is None, problem or f"database {describe(env.db_path)} is writable"))
     if not env.token:
         lines.append(
             Line(False, "TELEGRAM_BOT_TOKEN is not set: give it the token from @BotFather")

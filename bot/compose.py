@@ -45,8 +45,8 @@ def compose(
     absence = Absence(tables, play)
     lobby = Lobby(tables, play, absence)
     settings = SettingsMenu(tables)
-    if not isinstance(storage, S.SqliteStorage):
-        raise TypeError("the story's queries need SQLite storage")
+    if not isinstance(storage, S.SqlStorage):
+        raise TypeError("the story's queries need SQL storage (SQLite or PostgreSQL)")
     store = StoryStore(storage)
     story = Story(tables, workers, store)
     game_end = GameEnd(tables, workers, store)

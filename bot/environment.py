@@ -18,7 +18,7 @@ DEFAULT_DB = "data/gouji.sqlite3"
 class Environment:
     token: str | None = field(default=None, repr=False)  # never printed or logged
     base_url: str | None = None
-    db_path: str = DEFAULT_DB
+    db_path: str = DEFAULT_DB  # GOUJI_DB: a SQLite file, or a postgresql:// URL
     lang: str = "zh"
     seed: int | None = None  # GOUJI_SEED: reproducible deals (tests, demos)
     ai_delay: float = 1.2  # GOUJI_AI_DELAY: seconds between AI moves

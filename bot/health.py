@@ -1,14 +1,20 @@
 """Is the bot fit to run, and is it running? Start-up's checks of the database, and
 ``python -m bot health`` for a container's HEALTHCHECK: the database writable and the last
-successful getUpdates recent (the running bot touches a heartbeat file beside the database)."""
+successful getUpdates recent (the running bot touches a heartbeat file beside the database, or,
+on PostgreSQL, in the temporary folder, named after the database)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import hashlib
 import os
 import sqlite3
+import tempfile
 import time
 from pathlib import Path
+
+from .pg_storage import is_postgres_url, postgres_problem
 
 HEARTBEAT_EVERY = 10.0  # seconds between touches of the heartbeat file
 HEARTBEAT_STALE = 120.0  # seconds without a successful getUpdates before the bot is unhealthy
@@ -16,6 +22,9 @@ ELSEWHERE = "or point GOUJI_DB elsewhere"
 
 
 def heartbeat_path(db_path: str) -> Path:
+    if is_postgres_url(db_path):  # the container's own file, one per database URL
+        digest = hashlib.sha256(db_path.encode()).hexdigest()[:16]
+        return Path(tempfile.gettempdir()) / f"gouji-{digest}.alive"
     return Path(db_path + ".alive")
 
 
@@ -36,8 +45,22 @@ class Heartbeat:
 
 
 def database_problem(db_path: str) -> str | None:
-    """None if the bot can keep its games at ``db_path`` (the file is a SQLite database, or
-    can be made one, and can be written); else one sentence saying what to fix."""
+    """None if the bot can keep its games at ``db_path`` (``GOUJI_DB``: a PostgreSQL database
+    it can reach and write, or a file that is a SQLite database, or can be made one, and can be
+    written); else one sentence saying what to fix. Not in a running event loop (there:
+    :func:`database_problem_async`)."""
+    if is_postgres_url(db_path):
+        return asyncio.run(postgres_problem(db_path))
+    return sqlite_problem(db_path)
+
+
+async def database_problem_async(db_path: str) -> str | None:
+    if is_postgres_url(db_path):
+        return await postgres_problem(db_path)
+    return sqlite_problem(db_path)
+
+
+def sqlite_problem(db_path: str) -> str | None:
     path = Path(db_path)
     folder = path.parent if str(path.parent) else Path(".")
     try:

@@ -21,7 +21,7 @@ from .environment import Environment
 from .health import Heartbeat, database_problem, heartbeat_path
 from .request import AiohttpRequest
 from .sender import Pacing
-from .storage import SqliteStorage, StorageError
+from .storage import StorageError, describe, storage_for
 from .tables import Config
 
 log = logging.getLogger("gouji")
@@ -61,7 +61,7 @@ def run_polling(env: Environment) -> int:
     )
     app = build_app(
         env.token,
-        SqliteStorage(env.db_path),
+        storage_for(env.db_path),
         cfg,
         base_url=env.base_url,
         base_file_url=file_url(env.base_url),
@@ -94,7 +94,7 @@ def run_polling(env: Environment) -> int:
             f"cannot reach {server} ({type(e).__name__}): check the network or TELEGRAM_BASE_URL"
         )
     except StorageError as e:
-        return refuse(f"the database {env.db_path} cannot be used ({type(e).__name__})")
+        return refuse(f"the database {describe(env.db_path)} cannot be used ({type(e).__name__})")
     return 0
 
 

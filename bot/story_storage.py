@@ -1,4 +1,4 @@
-"""The evening's story in SQLite (schema version 4 of :mod:`bot.storage`): per finished game one
+"""The evening's story in SQL (schema version 4 of :mod:`bot.storage`): per finished game one
 row per seat of facts, the badges players earned, the 复盘 posted; and the queries ``/history``,
 ``/stats`` and ``/top`` make.
 
@@ -7,13 +7,15 @@ there (``player``: ``"u<telegram id>"`` for a person, ``"ai:<level>"`` for an AI
 name they had then. Everything here is derived from the stored game records and the seats of
 their table: :meth:`StoryStore.recompute_facts` derives the facts again.
 
-It runs on :class:`bot.storage.SqliteStorage`'s connection and units of work, so a badge or a
-review is stored in one transaction with its announcement in the outbox.
+It runs on :class:`bot.storage.SqlStorage`'s units of work (SQLite or PostgreSQL: the SQL is
+what both accept), so a badge or a review is stored in one transaction with its announcement in
+the outbox.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -29,21 +31,38 @@ from engine.stats import (
     game_facts,
 )
 
-from .storage import SqliteStorage
+from .storage import SqlStorage
 
 FACT_COLUMNS = SeatFacts.columns()  # seat, rank, points, … (the schema's, version 4)
 _ROW = ("table_id", "number", "chat_id", "player", "name", "finished_at", "facts_version")
 _INSERT = (
-    f"INSERT OR IGNORE INTO game_facts ({', '.join((*_ROW, *FACT_COLUMNS))})"
-    f" VALUES ({', '.join('?' * (len(_ROW) + len(FACT_COLUMNS)))})"
+    f"INSERT INTO game_facts ({', '.join((*_ROW, *FACT_COLUMNS))})"
+    f" VALUES ({', '.join('?' * (len(_ROW) + len(FACT_COLUMNS)))}) ON CONFLICT DO NOTHING"
 )
 _FACTS = ", ".join(FACT_COLUMNS)
+
+
+def portable_sum(expression: str) -> str:
+    """One of :data:`engine.stats.SQL_SUMS` in SQL PostgreSQL accepts too: a sum of a comparison
+    (SQLite's 0/1) as a sum of CASE, the two-argument ``max`` as CASE."""
+    expression = re.sub(
+        r"^sum\((\w+) ([<>=]) (-?\d+)\)$", r"sum(CASE WHEN \1 \2 \3 THEN 1 ELSE 0 END)", expression
+    )
+    expression = re.sub(
+        r"\bmax\((\w+), (-?\d+)\)", r"CASE WHEN \1 > \2 THEN \1 ELSE \2 END", expression
+    )
+    if re.search(r"\b(max|min)\(\w+, |sum\(\w+ [<>=]", expression):
+        raise ValueError(f"no portable form for {expression!r}")
+    return expression
+
+
+_SQL_SUMS = tuple(portable_sum(e) for e in SQL_SUMS)
 # the sums /top needs, of the rank and points columns only (the index game_facts_player covers)
 _TOP_FIELDS = 11
-_TOP_SUMS = ", ".join(SQL_SUMS[:_TOP_FIELDS])
+_TOP_SUMS = ", ".join(_SQL_SUMS[:_TOP_FIELDS])
 assert all("rank" in e or "points" in e or e == "count(*)" for e in SQL_SUMS[:_TOP_FIELDS])
 _FLAGS = tuple(f.type == "bool" for f in fields(SeatFacts))
-_SUMS = ", ".join(SQL_SUMS)
+_SUMS = ", ".join(_SQL_SUMS)
 
 
 @dataclass(frozen=True, order=True)
@@ -74,9 +93,9 @@ def _seat_facts(values: Sequence[Any]) -> SeatFacts:
 
 
 class StoryStore:
-    """The story's rows on the bot's SQLite storage."""
+    """The story's rows on the bot's storage (either backend)."""
 
-    def __init__(self, storage: SqliteStorage) -> None:
+    def __init__(self, storage: SqlStorage) -> None:
         self.storage = storage
 
     # -- writing -------------------------------------------------------------------------------
@@ -95,14 +114,13 @@ class StoryStore:
             (key.table_id, key.number, chat_id, p, n, at, FACTS_VERSION, *f.values())
             for p, n, f in zip(players, names, facts, strict=True)
         ]
-        async with self.storage._unit() as db:
-            async with db.execute(
+        async with self.storage._unit() as tx:
+            if await tx.fetch(
                 "SELECT 1 FROM game_facts WHERE table_id = ? AND number = ? LIMIT 1",
                 (key.table_id, key.number),
-            ) as cur:
-                if await cur.fetchone() is not None:
-                    return False
-            await db.executemany(_INSERT, rows)
+            ):
+                return False
+            await tx.executemany(_INSERT, rows)
         return True
 
     async def award(
@@ -110,37 +128,32 @@ class StoryStore:
     ) -> int | None:
         """A badge earned, with its announcement put in the outbox in the same transaction;
         the announcement's outbox id, or None when the player held the badge already."""
-        async with self.storage._unit() as db:
-            async with db.execute(
-                "INSERT OR IGNORE INTO badges (chat_id, player, badge, earned_at, table_id,"
-                " number) VALUES (?, ?, ?, ?, ?, ?)",
-                (chat_id, player, badge, time.time(), key.table_id, key.number),
-            ) as cur:
-                if cur.rowcount != 1:
-                    return None
-            return await self._outbox(db, key.table_id, announcement)
+        async with self.storage._unit() as tx:
+            if (
+                await tx.execute(
+                    "INSERT INTO badges (chat_id, player, badge, earned_at, table_id, number)"
+                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (chat_id, player, badge, time.time(), key.table_id, key.number),
+                )
+                != 1
+            ):
+                return None
+            return await self.storage.put_in_outbox(tx, key.table_id, announcement, time.time())
 
     async def save_review(self, key: GameKey, review: dict[str, Any], message: bytes) -> int | None:
         """A game's 复盘 stored with its message in the outbox; the message's outbox id, or None
         when it was stored (and so posted) before."""
-        async with self.storage._unit() as db:
-            async with db.execute(
-                "INSERT OR IGNORE INTO reviews (table_id, number, review, created_at)"
-                " VALUES (?, ?, ?, ?)",
-                (key.table_id, key.number, json.dumps(review), time.time()),
-            ) as cur:
-                if cur.rowcount != 1:
-                    return None
-            return await self._outbox(db, key.table_id, message)
-
-    @staticmethod
-    async def _outbox(db: Any, table_id: int, message: bytes) -> int:
-        async with db.execute(
-            "INSERT INTO outbox (table_id, message, created_at) VALUES (?, ?, ?)",
-            (table_id, message, time.time()),
-        ) as cur:
-            assert cur.lastrowid is not None
-            return int(cur.lastrowid)
+        async with self.storage._unit() as tx:
+            if (
+                await tx.execute(
+                    "INSERT INTO reviews (table_id, number, review, created_at)"
+                    " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (key.table_id, key.number, json.dumps(review), time.time()),
+                )
+                != 1
+            ):
+                return None
+            return await self.storage.put_in_outbox(tx, key.table_id, message, time.time())
 
     async def recompute_facts(self, chat_id: int | None = None) -> int:
         """Derive every stored game's facts again from its record (after a change of
@@ -160,8 +173,8 @@ class StoryStore:
             if old == tuple(new):
                 continue
             assignments = ", ".join(f"{c} = ?" for c in FACT_COLUMNS[1:])
-            async with self.storage._unit() as db:
-                await db.executemany(
+            async with self.storage._unit() as tx:
+                await tx.executemany(
                     f"UPDATE game_facts SET facts_version = ?, {assignments}"
                     " WHERE table_id = ? AND number = ? AND seat = ?",
                     [(FACTS_VERSION, *f.values()[1:], table_id, number, f.seat) for f in new],

@@ -109,6 +109,7 @@ async def world(
     people_rates: bool = False,
     webhook: bool = False,
     review_s: float | None = None,
+    db: str | None = None,
 ) -> AsyncIterator[World]:
     """By default the local server keeps Telegram's flood limits and the bot Telegram's
     pacing, both on a clock :data:`SPEED` times as fast; ``rate`` alone: the server's limits
@@ -117,14 +118,15 @@ async def world(
     ``review_s``: the 复盘's budget after each game (None: no 复盘).
     ``people_rates``: the flood budgets of production (simulated players tap faster than
     people, so by default they have none to speak of). ``pass_think_s``: a skipped seat's
-    think-time (bot.hold); 0, passes shown at once."""
+    think-time (bot.hold); 0, passes shown at once. ``db``: the bot's ``GOUJI_DB`` (by default
+    a SQLite file in ``tmp_path``; a ``postgresql://`` URL runs the bot on PostgreSQL)."""
     if rate is None:
         rate = RateLimits.telegram().faster(SPEED)
         pacing = pacing or Pacing.telegram().faster(SPEED)
     async with LocalBotApi(rate=rate) as api:
         w = World(
             api,
-            str(tmp_path / "bot.sqlite3"),
+            db or str(tmp_path / "bot.sqlite3"),
             Config(
                 bot_username="gouji_bot",
                 ai_delay=ai_delay,

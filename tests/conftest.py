@@ -1,8 +1,16 @@
-"""Shared test setup: the environment the real python-telegram-bot client needs on loopback."""
+"""Shared test setup: the environment the real python-telegram-bot client needs on loopback; the
+storage backends (a PostgreSQL server for the session)."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+from backends import BACKENDS, Backend
+
+from bot.offline.pgcluster import PgCluster
 
 
 @pytest.fixture(autouse=True)
@@ -12,3 +20,26 @@ def _telegram_client_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PTB_TIMEDELTA", "1")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    """One throwaway PostgreSQL server for the test session (per xdist worker), stopped and
+    removed at the end. Without PostgreSQL installed the tests that need it skip — except in
+    CI (``CI`` set), where they fail: CI installs it (.ci/run)."""
+    try:
+        cluster = PgCluster(fast=True)
+    except FileNotFoundError as e:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"no PostgreSQL server to test against: {e}")
+    with cluster:
+        yield cluster
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each storage backend in turn: SQLite files, databases on the session's PostgreSQL."""
+    name: str = request.param
+    cluster = request.getfixturevalue("pg_cluster") if name == "postgresql" else None
+    return Backend(name, tmp_path, cluster)

@@ -1,5 +1,6 @@
 """The bot end to end: the real python-telegram-bot client against the local Bot API server,
-a real SQLite file, simulated people who press only the buttons they are shown."""
+a real SQLite file (or PostgreSQL database), simulated people who press only the buttons they
+are shown."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from backends import Backend
 from botkit import (
     dm_prompts,
     group_texts,
@@ -24,7 +26,7 @@ from botkit import (
 
 from bot.buttons import HandOp, LobbyOp, OverOp, callback_of
 from bot.offline.simplayers import button_data, press_lobby
-from bot.storage import SqliteStorage
+from bot.storage import storage_for
 from engine.record import replay_text
 from renderers import t
 
@@ -61,15 +63,17 @@ async def test_six_people_play_a_whole_game_by_buttons(tmp_path: Path, mode: str
         for u in users:
             assert dm_prompts(w, u)
     # the finished game's record was stored and referees cleanly
-    async with SqliteStorage(w.db) as storage:
+    async with storage_for(w.db) as storage:
         games = await storage.games(group.id)
     assert len(games) == 1
     out, status = replay_text(json.dumps(games[0]))
     assert status == 0 and out["result"]["over"] is True
 
 
-async def test_one_person_and_five_ai_seats(tmp_path: Path) -> None:
-    async with world(tmp_path, seed=5, processes=1) as w:  # pictures drawn by a worker process
+async def test_one_person_and_five_ai_seats(tmp_path: Path, backend: Backend) -> None:
+    """A whole game, once with the bot on SQLite, once on PostgreSQL; the game is stored."""
+    db = await backend.db("bot.sqlite3")
+    async with world(tmp_path, seed=5, processes=1, db=db) as w:  # pictures by a worker process
         group = w.api.group(-1002, "一个人也能玩")
         (me,) = people(w, 1)
         await open_and_seat(w, group, [me])
@@ -80,6 +84,10 @@ async def test_one_person_and_five_ai_seats(tmp_path: Path) -> None:
         await play_game(w, group, [me], seed=5)
         assert w.table(group).match is not None
         assert over(w, group)()
+    async with storage_for(db) as storage:
+        (record,) = await storage.games(group.id)
+    out, status = replay_text(json.dumps(record))
+    assert status == 0 and out["result"]["over"] is True
 
 
 async def test_a_forged_illegal_play_is_refused_with_its_sentence(tmp_path: Path) -> None:
@@ -224,7 +232,7 @@ async def test_two_groups_play_at_once_and_stop(tmp_path: Path) -> None:
         # the other group plays on to the end
         await play_game(w, g1, a, seed=2)
         assert over(w, g1)()
-    async with SqliteStorage(w.db) as storage:
+    async with storage_for(w.db) as storage:
         assert await storage.table_for_chat(g2.id, 77) is None
 
 

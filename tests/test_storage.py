@@ -1,4 +1,5 @@
-"""Storage: round trips, one open table per topic, version guard, migrations, durability."""
+"""Storage: round trips, one open table per topic, version guard, migrations, durability — on
+both backends (the ``backend`` fixture: SQLite, PostgreSQL), SQLite's own settings on SQLite."""
 
 from __future__ import annotations
 
@@ -13,15 +14,19 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import pytest
+from backends import BACKENDS, Backend
 
 from bot.model import TableStatus
+from bot.offline.pgcluster import PgCluster
 from bot.storage import (
     MIGRATIONS,
     OVER_KEPT_S,
     ChatRow,
     SchemaTooNew,
     SqliteStorage,
+    SqlStorage,
     Storage,
     StorageError,
     TableExists,
@@ -30,6 +35,7 @@ from bot.storage import (
     UserRow,
     VersionConflict,
     open_storage,
+    postgres_script,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +43,13 @@ STATE = {"seats": [111, None, 222, None, None, None], "names": {"111": "老王",
 
 
 @pytest.fixture
-async def st(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
+async def st(backend: Backend) -> AsyncIterator[SqlStorage]:
+    async with backend.storage(await backend.db("db/gouji.sqlite3")) as storage:
+        yield storage
+
+
+@pytest.fixture
+async def sqlite_st(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
     async with SqliteStorage(tmp_path / "db" / "gouji.sqlite3") as storage:
         yield storage
 
@@ -53,12 +65,12 @@ def raw(path: Path, sql: str) -> list[Any]:
     return rows
 
 
-async def test_conforms_to_the_protocol(st: SqliteStorage) -> None:
+async def test_conforms_to_the_protocol(st: SqlStorage) -> None:
     storage: Storage = st  # mypy checks the structural match; here: it is usable as one
     assert await storage.get_chat(1) is None
 
 
-async def test_chat_round_trip_with_chinese_text(st: SqliteStorage) -> None:
+async def test_chat_round_trip_with_chinese_text(st: SqlStorage, backend: Backend) -> None:
     settings = {
         "preset": "standard",
         "switches": {"bie3": False},
@@ -69,14 +81,15 @@ async def test_chat_round_trip_with_chinese_text(st: SqliteStorage) -> None:
     assert await st.get_chat(-100) == ChatRow(-100, "zh", settings)
     await st.save_chat(ChatRow(-100, None, {}))  # a second save replaces
     assert await st.get_chat(-100) == ChatRow(-100, None, {})
-    stored = raw(st.path, "SELECT settings FROM chats")
+    db = await backend.db("db/gouji.sqlite3")
+    stored = await backend.raw(db, "SELECT settings FROM chats")
     assert stored == [("{}",)]
     await st.save_chat(ChatRow(-100, "zh", settings))
-    (text,) = raw(st.path, "SELECT settings FROM chats")[0]
+    (text,) = (await backend.raw(db, "SELECT settings FROM chats"))[0]
     assert "够级 烧 闷" in text and '"preset"' in text.split('"switches"')[0]  # readable, in order
 
 
-async def test_user_round_trip(st: SqliteStorage) -> None:
+async def test_user_round_trip(st: SqlStorage) -> None:
     row = UserRow(7, "张三 🀄", "en", True)
     await st.save_user(row)
     assert row.updated_at > 0
@@ -87,7 +100,7 @@ async def test_user_round_trip(st: SqliteStorage) -> None:
     assert got == row and got.dm_ok is False
 
 
-async def test_unknown_ids_are_none_or_empty(st: SqliteStorage) -> None:
+async def test_unknown_ids_are_none_or_empty(st: SqlStorage) -> None:
     assert await st.get_chat(5) is None
     assert await st.get_user(5) is None
     assert await st.load_table(5) is None
@@ -103,7 +116,7 @@ async def test_unknown_ids_are_none_or_empty(st: SqliteStorage) -> None:
         await st.save_game(5, -100, 1, {"rules": "standard"})
 
 
-async def test_table_round_trip(st: SqliteStorage) -> None:
+async def test_table_round_trip(st: SqlStorage) -> None:
     row = lobby(thread_id=42)
     same = await st.create_table(row)
     assert same is row and row.table_id is not None and row.created_at == row.updated_at > 0
@@ -128,7 +141,7 @@ async def test_table_round_trip(st: SqliteStorage) -> None:
     assert (await st.load_table(row.table_id)) == row
 
 
-async def test_one_open_table_per_topic(st: SqliteStorage) -> None:
+async def test_one_open_table_per_topic(st: SqlStorage) -> None:
     first = await st.create_table(lobby())
     with pytest.raises(TableExists):
         await st.create_table(lobby())
@@ -148,7 +161,7 @@ async def test_one_open_table_per_topic(st: SqliteStorage) -> None:
     assert await st.table_for_chat(-100) == second
 
 
-async def test_saves_arriving_together_are_each_stored_or_refused_alone(st: SqliteStorage) -> None:
+async def test_saves_arriving_together_are_each_stored_or_refused_alone(st: SqlStorage) -> None:
     """A burst of saves across tables is committed together (group commit), yet a stale writer
     or a second open table in a chat is refused on its own and the rest are stored."""
     rows = [await st.create_table(lobby(chat_id=-1000 - k)) for k in range(30)]
@@ -195,7 +208,7 @@ async def test_saves_arriving_together_are_each_stored_or_refused_alone(st: Sqli
     assert await st.load_actions(rows[2].table_id) == ["0 play 3", "1 pass"]
 
 
-async def test_concurrent_creates_leave_one_table(st: SqliteStorage) -> None:
+async def test_concurrent_creates_leave_one_table(st: SqlStorage) -> None:
     results = await asyncio.gather(
         *(st.create_table(lobby()) for _ in range(10)), return_exceptions=True
     )
@@ -203,7 +216,7 @@ async def test_concurrent_creates_leave_one_table(st: SqliteStorage) -> None:
     assert sum(isinstance(r, TableExists) for r in results) == 9
 
 
-async def test_stale_writer_gets_version_conflict_and_writes_nothing(st: SqliteStorage) -> None:
+async def test_stale_writer_gets_version_conflict_and_writes_nothing(st: SqlStorage) -> None:
     row = await st.create_table(lobby())
     assert row.table_id is not None
     row.version = 1
@@ -223,7 +236,7 @@ async def test_stale_writer_gets_version_conflict_and_writes_nothing(st: SqliteS
     assert loaded is not None and loaded.version == 2 and "stale" not in loaded.state
 
 
-async def test_many_tables_write_concurrently(st: SqliteStorage) -> None:
+async def test_many_tables_write_concurrently(st: SqlStorage) -> None:
     """200 tables, 50 actions each, all through one connection; every fifth action two writers
     race for it: exactly one wins, the loser reloads. No action lost, doubled or reordered."""
     tables = [await st.create_table(lobby(chat_id=-1000 - i)) for i in range(200)]
@@ -264,7 +277,7 @@ async def test_many_tables_write_concurrently(st: SqliteStorage) -> None:
         assert loaded is not None and loaded.version == 50
 
 
-async def test_games_newest_first_and_idempotent(st: SqliteStorage) -> None:
+async def test_games_newest_first_and_idempotent(st: SqlStorage) -> None:
     t1 = await st.create_table(lobby())
     assert t1.table_id is not None
     for n in (1, 2, 3):
@@ -276,7 +289,7 @@ async def test_games_newest_first_and_idempotent(st: SqliteStorage) -> None:
     assert await st.games(-200) == []
 
 
-async def test_migrate_chat_moves_everything(st: SqliteStorage) -> None:
+async def test_migrate_chat_moves_everything(st: SqlStorage) -> None:
     await st.save_chat(ChatRow(-100, "en", {"timer": 20}))
     over = await st.create_table(lobby())
     assert over.table_id is not None
@@ -299,7 +312,7 @@ async def test_migrate_chat_moves_everything(st: SqliteStorage) -> None:
 
 
 async def test_migrate_chat_keeps_newer_settings_and_refuses_two_open_tables(
-    st: SqliteStorage,
+    st: SqlStorage,
 ) -> None:
     await st.save_chat(ChatRow(-1, "en", {"old": True}))
     await st.save_chat(ChatRow(-2, "zh", {"new": True}))
@@ -318,9 +331,9 @@ async def test_migrate_chat_keeps_newer_settings_and_refuses_two_open_tables(
     assert await st.get_chat(-1) is None
 
 
-async def test_reopening_keeps_everything(tmp_path: Path) -> None:
-    path = tmp_path / "new" / "dir" / "gouji.sqlite3"
-    st = await open_storage(str(path))
+async def test_reopening_keeps_everything(backend: Backend) -> None:
+    db = await backend.db("new/dir/gouji.sqlite3")
+    st = await open_storage(db)
     try:
         await st.save_chat(ChatRow(-100, "zh", {"preset": "standard"}))
         await st.save_user(UserRow(111, "老王", "zh", True))
@@ -331,8 +344,9 @@ async def test_reopening_keeps_everything(tmp_path: Path) -> None:
         await st.save_game(row.table_id, -100, 1, {"rules": "standard"})
     finally:
         await st.close()
-    assert path.exists()
-    async with SqliteStorage(path) as again:
+    if backend.name == "sqlite":
+        assert Path(db).exists()
+    async with backend.storage(db) as again:
         assert await again.get_chat(-100) == ChatRow(-100, "zh", {"preset": "standard"})
         user = await again.get_user(111)
         assert user is not None and user.name == "老王" and user.dm_ok
@@ -341,7 +355,8 @@ async def test_reopening_keeps_everything(tmp_path: Path) -> None:
         assert await again.games(-100) == [{"rules": "standard"}]
 
 
-async def test_pragmas_and_schema_version(st: SqliteStorage) -> None:
+async def test_pragmas_and_schema_version(sqlite_st: SqliteStorage) -> None:
+    st = sqlite_st
     assert raw(st.path, "PRAGMA journal_mode") == [("wal",)]
     assert raw(st.path, "PRAGMA user_version") == [(len(MIGRATIONS),)]
     db = st._db
@@ -351,7 +366,8 @@ async def test_pragmas_and_schema_version(st: SqliteStorage) -> None:
             assert await cur.fetchone() == (value,)
 
 
-async def test_lookups_use_indexes(st: SqliteStorage) -> None:
+async def test_lookups_use_indexes(sqlite_st: SqliteStorage) -> None:
+    st = sqlite_st
     db = st._db
     assert db is not None
     queries = {
@@ -371,42 +387,65 @@ async def test_lookups_use_indexes(st: SqliteStorage) -> None:
 V2 = "ALTER TABLE users ADD COLUMN games_played INTEGER NOT NULL DEFAULT 0;"
 
 
-async def test_a_v1_file_is_migrated(tmp_path: Path) -> None:
-    path = tmp_path / "v1.sqlite3"
-    with sqlite3.connect(path, isolation_level=None) as con:  # a version-1 file, built by hand
-        con.executescript(MIGRATIONS[0] + "PRAGMA user_version = 1;")
-        con.execute("INSERT INTO users VALUES (111, '老王', 'zh', 1, 1.5)")
-    con.close()
-    async with SqliteStorage(path, migrations=(*MIGRATIONS, V2)) as st:
+async def test_a_v1_database_is_migrated(backend: Backend) -> None:
+    db = await backend.db("v1.sqlite3")
+    await backend.build(db, 1)  # a version-1 database, built by hand
+    await backend.raw(db, "INSERT INTO users VALUES (111, '老王', 'zh', 1, 1.5)")
+    async with backend.storage(db, migrations=(*MIGRATIONS, V2)) as st:
         assert await st.get_user(111) == UserRow(111, "老王", "zh", True, 1.5)
         await st.save_user(UserRow(222, "小李"))
-    assert raw(path, "PRAGMA user_version") == [(len(MIGRATIONS) + 1,)]
-    assert raw(path, "SELECT user_id, games_played FROM users ORDER BY 1") == [(111, 0), (222, 0)]
+    assert await backend.version(db) == len(MIGRATIONS) + 1
+    got = await backend.raw(db, "SELECT user_id, games_played FROM users ORDER BY 1")
+    assert got == [(111, 0), (222, 0)]
 
     with pytest.raises(SchemaTooNew, match="newer than this bot knows"):
-        await open_storage(str(path))  # the older code refuses, and leaves no open connection
+        await open_storage(db)  # the older code refuses, and leaves no open connection
 
 
-async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "g.sqlite3"
-    async with SqliteStorage(path) as st:
+async def test_both_dialects_make_the_same_schema(tmp_path: Path, pg_cluster: PgCluster) -> None:
+    """The numbered versions stay in step: at every version the two backends have the same
+    tables, columns (in order) and indexes."""
+    for version in range(1, len(MIGRATIONS) + 1):
+        shapes = []
+        for name in BACKENDS:
+            b = Backend(name, tmp_path, pg_cluster if name == "postgresql" else None)
+            db = await b.db(f"v{version}.sqlite3")
+            await b.build(db, version)
+            shapes.append(await b.schema(db))
+        assert shapes[0] == shapes[1], version
+        assert "game_tables" in shapes[0] and "index:game_tables_active" in shapes[0]
+
+
+def test_a_migration_using_sqlite_only_features_is_refused_for_postgresql() -> None:
+    assert "BIGINT" in postgres_script("CREATE TABLE t (chat_id INTEGER, n INTEGER);")
+    assert "n INTEGER" in postgres_script("CREATE TABLE t (chat_id INTEGER, n INTEGER);")
+    with pytest.raises(ValueError, match="PRAGMA"):
+        postgres_script("PRAGMA foreign_keys = OFF;")
+
+
+async def test_a_failing_migration_changes_nothing(backend: Backend) -> None:
+    db = await backend.db("g.sqlite3")
+    async with backend.storage(db) as st:
         await st.save_user(UserRow(1, "a"))
     broken = "CREATE TABLE extra (x INTEGER); INSERT INTO no_such_table VALUES (1);"
-    with pytest.raises(sqlite3.OperationalError, match="no_such_table"):
-        await SqliteStorage(path, migrations=(*MIGRATIONS, broken)).open()
-    assert raw(path, "PRAGMA user_version") == [(len(MIGRATIONS),)]
-    assert raw(path, "SELECT name FROM sqlite_master WHERE name = 'extra'") == []
+    failed = (sqlite3.OperationalError, asyncpg.UndefinedTableError)
+    with pytest.raises(failed, match="no_such_table"):
+        await backend.storage(db, migrations=(*MIGRATIONS, broken)).open()
+    assert await backend.version(db) == len(MIGRATIONS)
+    with pytest.raises(failed, match="extra"):  # the script's first table is gone with it
+        await backend.raw(db, "SELECT x FROM extra")
     dangling = "INSERT INTO actions VALUES (999, 0, '0 pass');"  # no table 999
-    with pytest.raises(StorageError, match=f"migration {len(MIGRATIONS) + 1} breaks foreign keys"):
-        await SqliteStorage(path, migrations=(*MIGRATIONS, dangling)).open()
-    async with SqliteStorage(path) as st:
+    broke = f"migration {len(MIGRATIONS) + 1} breaks foreign keys|foreign key constraint"
+    with pytest.raises((StorageError, asyncpg.ForeignKeyViolationError), match=broke):
+        await backend.storage(db, migrations=(*MIGRATIONS, dangling)).open()
+    async with backend.storage(db) as st:
         assert await st.get_user(1) is not None
         assert await st.load_actions(999) == []
 
 
-async def test_close_waits_for_the_write_under_way(tmp_path: Path) -> None:
-    path = tmp_path / "c.sqlite3"
-    st = await open_storage(str(path))
+async def test_close_waits_for_the_write_under_way(backend: Backend) -> None:
+    db = await backend.db("c.sqlite3")
+    st = await open_storage(db)
     row = await st.create_table(lobby())
     assert row.table_id is not None
     row.version = 1
@@ -419,13 +458,13 @@ async def test_close_waits_for_the_write_under_way(tmp_path: Path) -> None:
     await write
     with pytest.raises(StorageError, match="not open"):  # gets a clear error
         await late
-    async with SqliteStorage(path) as again:
+    async with backend.storage(db) as again:
         assert await again.load_actions(row.table_id) == ["0 play 3"]
     with pytest.raises(StorageError, match="not open"):
         await st.get_chat(1)
 
 
-async def test_cancelled_writers_leave_no_open_transaction(st: SqliteStorage) -> None:
+async def test_cancelled_writers_leave_no_open_transaction(st: SqlStorage) -> None:
     """Cancelled at any point of its unit (waiting for BEGIN, mid-way, at COMMIT), a write is
     either whole or absent, and the connection stays usable."""
     row = await st.create_table(lobby())
@@ -467,11 +506,11 @@ asyncio.run(main())
 """
 
 
-def test_a_killed_process_keeps_its_committed_actions(tmp_path: Path) -> None:
-    path = tmp_path / "killed.sqlite3"
+async def test_a_killed_process_keeps_its_committed_actions(backend: Backend) -> None:
+    db = await backend.db("killed.sqlite3")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(KILLED.format(n=3)), str(path)],
+        [sys.executable, "-c", textwrap.dedent(KILLED.format(n=3)), db],
         capture_output=True,
         text=True,
         env=env,
@@ -480,47 +519,47 @@ def test_a_killed_process_keeps_its_committed_actions(tmp_path: Path) -> None:
         check=True,
     )
     table_id = int(out.stdout)
-    assert Path(str(path) + "-wal").stat().st_size > 0  # the writes live in the WAL only
-
-    async def check() -> None:
-        async with SqliteStorage(path) as st:
-            row = await st.load_table(table_id)
-            assert row is not None and row.version == 3 and row.state == {"名": "老王"}
-            assert await st.load_actions(table_id) == ["0 play 3", "1 play 3", "2 play 3"]
-
-    asyncio.run(check())
+    if backend.name == "sqlite":
+        assert Path(db + "-wal").stat().st_size > 0  # the writes live in the WAL only
+    async with backend.storage(db) as st:
+        row = await st.load_table(table_id)
+        assert row is not None and row.version == 3 and row.state == {"名": "老王"}
+        assert await st.load_actions(table_id) == ["0 play 3", "1 play 3", "2 play 3"]
 
 
-async def test_a_recently_finished_table_is_resumed_an_old_one_is_not(st: SqliteStorage) -> None:
+async def test_a_recently_finished_table_is_resumed_an_old_one_is_not(
+    st: SqlStorage, backend: Backend
+) -> None:
     """再来一局 still works after a restart on the day of the game, not weeks later."""
     recent, old = await st.create_table(lobby(-1)), await st.create_table(lobby(-2))
     for row in (recent, old):
         row.status = TableStatus.OVER
         await st.save_table(row)
     assert {r.table_id for r in await st.unfinished_tables()} == {recent.table_id, old.table_id}
-    with sqlite3.connect(st.path) as conn:  # the same file, as another writer would
-        conn.execute(
-            "UPDATE game_tables SET updated_at = ? WHERE table_id = ?",
-            (time.time() - OVER_KEPT_S - 60, old.table_id),
-        )
+    await backend.raw(  # the same database, as another writer would
+        await backend.db("db/gouji.sqlite3"),
+        "UPDATE game_tables SET updated_at = ? WHERE table_id = ?",
+        (time.time() - OVER_KEPT_S - 60, old.table_id),
+    )
     assert [r.table_id for r in await st.unfinished_tables()] == [recent.table_id]
 
 
-async def test_uploads_are_remembered_by_digest(tmp_path: Path) -> None:
-    async with SqliteStorage(tmp_path / "u.sqlite3") as st:
+async def test_uploads_are_remembered_by_digest(backend: Backend) -> None:
+    db = await backend.db("u.sqlite3")
+    async with backend.storage(db) as st:
         assert await st.get_upload("abc") is None
         await st.save_upload("abc", "FILE1")
         await st.save_upload("abc", "FILE2")  # the first file_id stays
         assert await st.get_upload("abc") == "FILE1"
-    async with SqliteStorage(tmp_path / "u.sqlite3") as st:  # and survives a restart
+    async with backend.storage(db) as st:  # and survives a restart
         assert await st.get_upload("abc") == "FILE1"
 
 
-async def test_the_outbox_is_stored_with_its_actions_or_not_at_all(tmp_path: Path) -> None:
+async def test_the_outbox_is_stored_with_its_actions_or_not_at_all(backend: Backend) -> None:
     """Messages an action causes are stored in its transaction, survive a restart until
     delivered, and are never stored for a refused save."""
-    path = tmp_path / "o.sqlite3"
-    async with SqliteStorage(path) as st:
+    db = await backend.db("o.sqlite3")
+    async with backend.storage(db) as st:
         row = await st.create_table(lobby())
         assert row.table_id is not None
         row.version = 1
@@ -532,7 +571,7 @@ async def test_the_outbox_is_stored_with_its_actions_or_not_at_all(tmp_path: Pat
         assert await st.pending_messages() == [(ids[0], b"cheer-1"), (ids[1], b"cheer-2")]
         await st.message_delivered(ids[0])
         await st.message_delivered(ids[0])  # twice: no harm
-    async with SqliteStorage(path) as st:  # what was not delivered survives a restart
+    async with backend.storage(db) as st:  # what was not delivered survives a restart
         assert await st.pending_messages() == [(ids[1], b"cheer-2")]
         await st.message_delivered(ids[1])
         assert await st.pending_messages() == []

@@ -1,14 +1,16 @@
-"""The story's storage (schema version 4): facts rows as SeatFacts, sums equal to the pure
-aggregation, recomputation from the records, badges and reviews stored (and announced) once."""
+"""The story's storage (schema version 4), on both backends: facts rows as SeatFacts, sums equal
+to the pure aggregation, recomputation from the records, badges and reviews stored (and
+announced) once."""
 
 from __future__ import annotations
 
 import json
 import random
 import sqlite3
-from pathlib import Path
 
-from bot.storage import MIGRATIONS, SqliteStorage, TableRow
+from backends import Backend
+
+from bot.storage import MIGRATIONS, SqlStorage, TableRow
 from bot.story_storage import FACT_COLUMNS, GameKey, StoryStore
 from engine.deal import deal_hands
 from engine.game import Game
@@ -27,7 +29,7 @@ def records(n: int, seed: int = 3) -> list[dict[str, object]]:
     return out
 
 
-async def stored(st: SqliteStorage, chat: int, games: list[dict[str, object]]) -> list[GameKey]:
+async def stored(st: SqlStorage, chat: int, games: list[dict[str, object]]) -> list[GameKey]:
     table = await st.create_table(TableRow(None, chat, None, "lobby", 1, {}))  # type: ignore[arg-type]
     assert table.table_id is not None
     store, keys = StoryStore(st), []
@@ -51,9 +53,11 @@ def test_the_schema_holds_every_fact() -> None:
     assert set(FACT_COLUMNS) <= set(columns)
 
 
-async def test_sums_equal_the_pure_totals_and_recomputing_changes_nothing(tmp_path: Path) -> None:
+async def test_sums_equal_the_pure_totals_and_recomputing_changes_nothing(
+    backend: Backend,
+) -> None:
     games = records(8)
-    async with SqliteStorage(tmp_path / "s.sqlite3") as st:
+    async with backend.storage(await backend.db()) as st:
         keys = await stored(st, -5, games)
         store = StoryStore(st)
         for player in ("u0", "u1", "u2", "u3"):
@@ -86,8 +90,8 @@ async def test_sums_equal_the_pure_totals_and_recomputing_changes_nothing(tmp_pa
         assert [g.key.number for g in newer] == [8, 7, 6]
 
 
-async def test_a_badge_and_a_review_are_stored_and_announced_once(tmp_path: Path) -> None:
-    async with SqliteStorage(tmp_path / "s.sqlite3") as st:
+async def test_a_badge_and_a_review_are_stored_and_announced_once(backend: Backend) -> None:
+    async with backend.storage(await backend.db()) as st:
         (key,) = await stored(st, -6, records(1))
         store = StoryStore(st)
         first = await store.award(-6, "u1", "first_touke", key, b"announce")

@@ -1,8 +1,11 @@
-"""``python -m bot bench [--tables N]``: N tables of simulated players at once against the local
-Bot API server. The bot runs as ``python -m bot`` in its own process with the production pacing,
-so its latency and memory are measured apart from the simulated world. Figures printed, the last
-line JSON (``tables``, ``actions``, ``update_to_first_call_ms_median`` / ``_p99``,
-``rss_kb_per_table``, ``api_calls_per_action``, ``errors``). Never a timed test."""
+"""``python -m bot bench [--tables N] [--db sqlite|postgresql|URL]``: N tables of simulated
+players at once against the local Bot API server. The bot runs as ``python -m bot`` in its own
+process with the production pacing, so its latency and memory are measured apart from the
+simulated world. ``--db``: the bot's storage — a SQLite file (the default), a throwaway
+PostgreSQL server with its default (durable) settings, or the PostgreSQL database at a URL.
+Figures printed, the last line JSON (``storage``, ``tables``, ``actions``,
+``update_to_first_call_ms_median`` / ``_p99``, ``rss_kb_per_table``, ``api_calls_per_action``,
+``errors``). Never a timed test."""
 
 from __future__ import annotations
 
@@ -20,9 +23,10 @@ from typing import Any
 from .. import storage as S
 from ..buttons import LobbyOp
 from ..tables import Config, Tables
-from .botprocess import BotProcess
+from .botprocess import BotProcess, until
 from .localapi import LocalBotApi, SimGroup, SimUser
-from .simplayers import SimPlayer, press_lobby
+from .pgcluster import PgCluster
+from .simplayers import SimPlayer, lobby_message, press_lobby
 
 KNOBS = {"GOUJI_AI_DELAY": "0", "GOUJI_PACE": "3,1", "GOUJI_TURN_S": "3600"}
 
@@ -37,28 +41,44 @@ async def _table(api: LocalBotApi, k: int) -> tuple[SimGroup, list[SimUser]]:
     return group, users
 
 
+_VERSIONS = "SELECT chat_id, version FROM game_tables WHERE status IN ('playing', 'over')"
+
+
 def _versions(db: Path) -> dict[int, int]:
-    """Stored actions per chat (the bot's own database, read alongside it: WAL)."""
+    """Stored actions per chat in a SQLite file (read alongside the bot: WAL)."""
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        rows = conn.execute(
-            "SELECT chat_id, version FROM game_tables WHERE status IN ('playing', 'over')"
-        ).fetchall()
+        rows = conn.execute(_VERSIONS).fetchall()
     return {chat: version for chat, version in rows}
 
 
+async def _stored_versions(db: S.SqlStorage) -> dict[int, int]:
+    """Stored actions per chat (the bot's own database, read alongside it)."""
+    return {chat: version for chat, version in await db._rows(_VERSIONS)}
+
+
+def _lobby_shown(api: LocalBotApi, group: SimGroup) -> bool:
+    try:
+        lobby_message(api, group)
+    except LookupError:
+        return False
+    return True
+
+
 async def _seat(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> None:
+    # the lobby is paced like every group message: it may come after a quiet moment
+    await until(lambda: _lobby_shown(api, group), 120.0)
     for seat, u in enumerate(users):  # the lobby is paced: tables seat in parallel
         await press_lobby(api, group, u, LobbyOp.SIT, seat, timeout=60.0)
     await press_lobby(api, group, users[0], LobbyOp.GO, timeout=60.0)
 
 
 async def _play(
-    api: LocalBotApi, db: Path, seated: list[tuple[SimGroup, list[SimUser]]], actions: int
+    api: LocalBotApi, db: S.SqlStorage, seated: list[tuple[SimGroup, list[SimUser]]], actions: int
 ) -> tuple[int, list[int]]:
     """Simulated players play ``actions`` actions at every table; the actions stored, and the
     tables that could not go on (they never started, a press got lost) within a deadline, so
     that one such table does not hold the others."""
-    begin = _versions(db)
+    begin = await _stored_versions(db)
     done: dict[int, int] = {}
     stalled: list[int] = []
     # Telegram lets a bot make about 30 calls a second to chats (the rate limiter keeps to it),
@@ -82,7 +102,7 @@ async def _play(
 
     async def count() -> None:
         while True:
-            done.update(_versions(db))
+            done.update(await _stored_versions(db))
             await asyncio.sleep(0.5)
 
     counter = asyncio.create_task(count())
@@ -90,7 +110,7 @@ async def _play(
         await asyncio.gather(*(drive(g, us) for g, us in seated))
     finally:
         counter.cancel()
-    done.update(_versions(db))
+    done.update(await _stored_versions(db))
     return sum(done.get(g.id, 0) - begin.get(g.id, 0) for g, _ in seated), stalled
 
 
@@ -107,11 +127,11 @@ class _NoOutput:
         return None
 
 
-async def state_kb_per_table(db: Path) -> float:
+async def state_kb_per_table(db: str) -> float:
     """What the bot holds in memory for one table (its state, match, transcript), measured with
     tracemalloc by loading every stored table the way a restarted bot does."""
     gc.collect()
-    async with S.SqliteStorage(str(db)) as storage:
+    async with S.storage_for(db) as storage:
         rows = await storage.unfinished_tables()
         registry = Tables(storage, _NoOutput(), _NoOutput(), Config())
         tracemalloc.start()
@@ -125,12 +145,21 @@ async def state_kb_per_table(db: Path) -> float:
     return round(held / max(len(tables), 1) / 1024, 1)
 
 
-async def run_bench(tables: int, actions: int, seed: int) -> dict[str, Any]:
+async def run_bench(tables: int, actions: int, seed: int, db_kind: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        if db_kind == "postgresql":
+            with PgCluster() as pg:
+                return await _run(tables, actions, seed, await pg.create_database("bench"), tmp)
+        db = str(Path(tmp) / "bench.sqlite3") if db_kind == "sqlite" else db_kind
+        return await _run(tables, actions, seed, db, tmp)
+
+
+async def _run(tables: int, actions: int, seed: int, url: str, tmp: str) -> dict[str, Any]:
     async with LocalBotApi() as api:
-        with tempfile.TemporaryDirectory() as tmp:
-            db = Path(tmp) / "bench.sqlite3"
-            bot = BotProcess(api, db, {**KNOBS, "GOUJI_SEED": str(seed)})
-            await bot.start()
+        knobs = {**KNOBS, "GOUJI_SEED": str(seed)}
+        bot = BotProcess(api, url, knobs, log=Path(tmp) / "bench.log")
+        await bot.start()
+        async with S.storage_for(url) as db:
             try:
                 # a first table plays alone, so what every table shares (fonts, caches, the
                 # client) is in memory before the tables are counted
@@ -161,8 +190,8 @@ async def run_bench(tables: int, actions: int, seed: int) -> dict[str, Any]:
             finally:
                 await bot.stop()
             log = bot.log.read_text(encoding="utf-8", errors="replace")
-            state_kb = await state_kb_per_table(db)
-            stalled_rows = _rows_of(db, stalled)
+            state_kb = await state_kb_per_table(url)
+            stalled_rows = await _rows_of(db, stalled)
     error_lines = [line for line in log.splitlines() if " ERROR " in line]
     errors = len(error_lines)
     by_method: dict[str, list[float]] = {}
@@ -204,10 +233,9 @@ async def _watch_loop(lags: list[float]) -> None:
         lags.append(time.perf_counter() - start - 0.01)
 
 
-def _rows_of(db: Path, chats: list[int]) -> list[tuple[int, str, int]]:
+async def _rows_of(db: S.SqlStorage, chats: list[int]) -> list[tuple[int, str, int]]:
     """Where the stalled tables stopped: chat, status, version."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        rows = conn.execute("SELECT chat_id, status, version FROM game_tables").fetchall()
+    rows = await db._rows("SELECT chat_id, status, version FROM game_tables")
     return [(c, st, v) for c, st, v in rows if c in chats]
 
 
@@ -216,9 +244,10 @@ def _ms(seconds: list[float], q: float) -> float | None:
     return round(xs[int(q * (len(xs) - 1))] * 1000, 1) if xs else None
 
 
-def main(tables: int, actions: int, seed: int) -> int:
-    print(f"bench: {tables} tables, {actions} actions each; the bot in its own process")
-    figures = asyncio.run(run_bench(tables, actions, seed))
+def main(tables: int, actions: int, seed: int, db: str = "sqlite") -> int:
+    kind = "postgresql" if db != "sqlite" else db
+    print(f"bench: {tables} tables, {actions} actions each; the bot in its own process on {kind}")
+    figures = {"storage": kind, **asyncio.run(run_bench(tables, actions, seed, db))}
     for key, value in figures.items():
         print(f"  {key}: {value}")
     detail = ("first_calls", "stalled", "error_lines")  # printed above, not in the JSON line

@@ -18,7 +18,11 @@ class BotProcess:
     """The bot as players' Telegram would meet it: its own process, the README's environment
     (plus the pace and seed knobs), its log in a file next to the database."""
 
-    def __init__(self, api: LocalBotApi, db: Path, knobs: Mapping[str, str]) -> None:
+    def __init__(
+        self, api: LocalBotApi, db: Path | str, knobs: Mapping[str, str], log: Path | None = None
+    ) -> None:
+        """``db``: ``GOUJI_DB`` (a SQLite file, the log beside it; or a PostgreSQL URL, then
+        ``log`` says where the log goes)."""
         self.api = api
         self.env = {
             **os.environ,
@@ -28,7 +32,10 @@ class BotProcess:
             "NO_PROXY": "127.0.0.1,localhost",
             **knobs,
         }
-        self.log = db.with_suffix(".log")
+        if log is None:
+            assert isinstance(db, Path), "a database URL needs a log path"
+            log = db.with_suffix(".log")
+        self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
 

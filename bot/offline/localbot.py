@@ -12,7 +12,7 @@ from telegram import Update
 
 from ..app import GoujiApp, Runtime, build_app, post_init, post_shutdown
 from ..sender import Pacing
-from ..storage import SqliteStorage
+from ..storage import storage_for
 from ..tables import Config
 from ..timers import LoopTimers
 from .localapi import LocalBotApi
@@ -36,7 +36,7 @@ async def local_bot(
     storage closes)."""
     app = build_app(
         api.token,
-        SqliteStorage(db_path),
+        storage_for(db_path),
         cfg,
         base_url=api.base_url,
         base_file_url=api.base_file_url,
