@@ -31,24 +31,11 @@ async def send_media(
     data = await workers.run(media.make)
     caption = fit(out.text, MAX_CAPTION)
     chat, thread = out.chat_id, out.thread_id
-    if media.kind == MediaKind.ANIMATION:
+    if media.kind in (MediaKind.ANIMATION, MediaKind.DOCUMENT):
+        send = bot.send_animation if media.kind == MediaKind.ANIMATION else bot.send_document
 
         def make() -> Awaitable[object]:
-            return bot.send_animation(
-                chat,
-                data,
-                filename=media.filename,
-                caption=caption,
-                parse_mode=ParseMode.HTML,
-                reply_markup=kb,
-                message_thread_id=thread,
-                disable_notification=out.silent,
-            )
-
-    elif media.kind == MediaKind.DOCUMENT:
-
-        def make() -> Awaitable[object]:
-            return bot.send_document(
+            return send(
                 chat,
                 data,
                 filename=media.filename,

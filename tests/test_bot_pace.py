@@ -40,6 +40,19 @@ async def test_pace_grants_a_burst_then_one_call_per_interval_in_order(
     assert Pace(0.0).interval == 0.0  # off: never waits
 
 
+class Slots:
+    """Slots' message ids, kept in a dict (the sender's ``SlotStore``)."""
+
+    def __init__(self, ids: dict[Slot, int]) -> None:
+        self.ids = ids
+
+    def slot_id(self, slot: Slot) -> int | None:
+        return self.ids.get(slot)
+
+    async def slot_sent(self, slot: Slot, message_id: int) -> None:
+        self.ids[slot] = message_id
+
+
 class FakeBot:
     """The few Bot API calls the sender makes, recorded."""
 
@@ -61,19 +74,12 @@ async def test_under_the_pace_a_waiting_message_takes_its_newest_content() -> No
     bot = FakeBot()
     ids: dict[Slot, int] = {}
 
-    class Slots:
-        def slot_id(self, slot: Slot) -> int | None:
-            return ids.get(slot)
-
-        async def slot_sent(self, slot: Slot, message_id: int) -> None:
-            ids[slot] = message_id
-
     async def blocked(_: int) -> None:
         raise AssertionError("nobody blocked the bot")
 
     # a burst of 5, then one call each 20 ms
     sender = Sender(bot, Pacing(0.0, 0.0, 50.0))  # type: ignore[arg-type]
-    sender.bind(Slots(), blocked)
+    sender.bind(Slots(ids), blocked)
     for chat in range(1, 9):  # eight players' hands appear at once
         sender.post(Out(chat, f"hand {chat} v1", slot=Slot(7, SlotKind.HAND, chat)))
     await asyncio.sleep(0)  # every chat's worker now waits for its turn
@@ -108,15 +114,8 @@ async def test_queued_messages_follow_a_group_to_its_new_id() -> None:
     async def refused(_: int) -> None:
         raise AssertionError("the group did not refuse the bot")
 
-    class Slots:
-        def slot_id(self, slot: Slot) -> int | None:
-            return None
-
-        async def slot_sent(self, slot: Slot, message_id: int) -> None:
-            return None
-
     sender = Sender(bot)  # type: ignore[arg-type]
-    sender.bind(Slots(), refused, on_migrated=moved)
+    sender.bind(Slots({}), refused, on_migrated=moved)
     for text in ("开点！", "走头科", "本局结束"):
         sender.post(Out(-5, text))
     await sender.drain(timeout=5.0)
@@ -160,18 +159,11 @@ async def test_a_question_replaced_goes_at_once_a_hand_that_asks_nothing_waits()
     bot = DeletingBot()
     ids: dict[Slot, int] = {}
 
-    class Slots:
-        def slot_id(self, slot: Slot) -> int | None:
-            return ids.get(slot)
-
-        async def slot_sent(self, slot: Slot, message_id: int) -> None:
-            ids[slot] = message_id
-
     async def refused(_: int) -> None:
         raise AssertionError("nobody blocked the bot")
 
     sender = Sender(bot)  # type: ignore[arg-type]
-    sender.bind(Slots(), refused)
+    sender.bind(Slots(ids), refused)
     hand = Slot(1, SlotKind.HAND, 0)
     for turn in range(1, 5):  # asked anew four times; each message asked nothing when replaced
         sender.post(Out(9, f"turn {turn}", slot=hand, new=True, asks=False))
