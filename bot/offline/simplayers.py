@@ -64,10 +64,10 @@ class SimPlayer:
         self._seen_at = 0.0
 
     def hand_message(self) -> SentMessage | None:
-        """The newest message in the private chat that asks something (has buttons besides
-        托管)."""
+        """The newest message in the private chat that asks something (has hand buttons
+        besides 托管; a page of /rules has buttons too, but asks nothing)."""
         for m in reversed(self.api.messages(self.user.id)):
-            if any(cb.op not in AUTO_OPS for cb in buttons_of(m)):
+            if any(cb.kind == Kind.HAND and cb.op not in AUTO_OPS for cb in buttons_of(m)):
                 return m
         return None
 
