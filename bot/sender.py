@@ -491,17 +491,7 @@ class Sender:
                     ),
                 )
             else:
-                reached = await self._call(
-                    out.chat_id,
-                    lambda: self.bot.edit_message_text(
-                        out.text,
-                        chat_id=out.chat_id,
-                        message_id=msg_id,
-                        parse_mode=ParseMode.HTML,
-                        reply_markup=kb,
-                        link_preview_options=NO_PREVIEW,
-                    ),
-                )
+                reached = await self._edit_text(out, msg_id, kb)
         except BadRequest as e:
             if "not modified" in e.message:
                 reached = True
@@ -515,20 +505,26 @@ class Sender:
         self._shown[out.slot] = _Shown(photo_msg, out.photo_key, now, out.asks)
         return True
 
+    async def _edit_text(
+        self, out: Out, message_id: int, kb: InlineKeyboardMarkup | None
+    ) -> Message | bool:
+        """``out``'s text put in place of text message ``message_id`` (one call, retried)."""
+        return await self._call(
+            out.chat_id,
+            lambda: self.bot.edit_message_text(
+                out.text,
+                chat_id=out.chat_id,
+                message_id=message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=kb,
+                link_preview_options=NO_PREVIEW,
+            ),
+        )
+
     async def _edit_message(self, out: Out, message_id: int) -> None:
         """A text message that no slot keeps, edited (the menu a press came from)."""
         try:
-            await self._call(
-                out.chat_id,
-                lambda: self.bot.edit_message_text(
-                    out.text,
-                    chat_id=out.chat_id,
-                    message_id=message_id,
-                    parse_mode=ParseMode.HTML,
-                    reply_markup=markup(out.keyboard),
-                    link_preview_options=NO_PREVIEW,
-                ),
-            )
+            await self._edit_text(out, message_id, markup(out.keyboard))
         except BadRequest as e:  # unchanged, or gone meanwhile
             log.info("a message in chat %d not edited (%s)", out.chat_id, e.message)
 
