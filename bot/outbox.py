@@ -70,11 +70,6 @@ class Out:
     silent: bool = False
     new: bool = False  # a slot message sent anew (the old one is deleted), e.g. after /hand
     info: bool = False  # an answer to a command (help, rules): dropped first when a chat floods
-    # a slot message that may ask something (its buttons answer a question): once a newer
-    # message replaces it, it is deleted at once (one question, one live message). A hand
-    # message that asks nothing (``asks=False``: others play) may stay a little, to be deleted
-    # with others of its chat in one call
-    asks: bool = True
     # an edit of this message, which no slot keeps (the settings menu a press came from)
     message_id: int | None = None
     # the stored row of a message caused by an action (stored with it): deleted once delivered

@@ -45,8 +45,6 @@ NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 MAX_TRIES = 5
 FILE_IDS_KEPT = 4096  # pictures' file_ids kept in memory (hands repeat within a game)
 INFO_WAITING = 3  # command answers a chat's queue holds at once (a flood of /help drops the rest)
-# replaced slot messages that ask nothing, kept in a chat until this many go in one call
-STALE_KEPT = 3
 
 
 def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
@@ -69,7 +67,6 @@ class _Shown:
     photo: bool
     photo_key: str
     digest: bytes
-    asks: bool = True  # its buttons answer a question (unknown: as if they did)
 
 
 def digest(out: Out) -> bytes:
@@ -215,7 +212,6 @@ class Sender:
         self.pace = Pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats together
         self._chats: dict[int, _Chat] = {}
         self._shown: dict[Slot, _Shown] = {}
-        self._stale: dict[int, list[int]] = {}  # chat → replaced messages still to delete
         self._idle = asyncio.Event()
         self._idle.set()
         self._delivering = 0  # messages taken from a queue and not yet delivered
@@ -370,38 +366,23 @@ class Sender:
             if await self._edit(out, msg_id, shown, now):
                 return
         old = self.slots.slot_id(slot) if slot is not None and out.new else None
-        was = self._shown.get(slot) if slot is not None else None
         message = await self._send(out)
         if isinstance(message, Message) and slot is not None:
-            self._shown[slot] = _Shown(out.photo is not None, out.photo_key, now, out.asks)
+            self._shown[slot] = _Shown(out.photo is not None, out.photo_key, now)
             await self.slots.slot_sent(slot, message.message_id)
             if old is not None and old != message.message_id:
-                await self._retire(out.chat_id, old, was is None or was.asks)
+                await self._delete(out.chat_id, old)  # one live message per slot
 
-    async def _retire(self, chat_id: int, message_id: int, asks: bool) -> None:
-        """A slot's earlier message, replaced by a new one. One that asks something goes at
-        once (its buttons must not outlive the question); one that asks nothing (a hand while
-        others play) waits until :data:`STALE_KEPT` such messages of the chat go in one call."""
-        stale = self._stale.setdefault(chat_id, [])
-        stale.append(message_id)
-        if asks or len(stale) >= STALE_KEPT:
-            ids, self._stale[chat_id] = stale, []
-            await self._delete(chat_id, ids)
-
-    async def _delete(self, chat_id: int, ids: list[int]) -> None:
-        """Slots' earlier messages go: their buttons must not outlive them (a question asked
-        anew, a hand sent again). The newest one too old to delete (48 h), or gone: then only
-        its buttons. A call of its own in the chat's budget: it waits the chat's pace after
-        the send."""
+    async def _delete(self, chat_id: int, message_id: int) -> None:
+        """The slot's earlier message goes: its buttons must not outlive it (a question asked
+        anew, a hand sent again), nor a second picture of the hand stand above the new one. Too
+        old to delete (48 h), or gone: then only its buttons. A call of its own in the chat's
+        budget: it waits the chat's pace after the send."""
         pace = self.pacing.interval(chat_id)
         if pace > 0:
             await asyncio.sleep(pace)
         await self.pace.turn()
-        message_id = ids[-1]
         try:
-            if len(ids) > 1:  # several at once; those too old or gone are skipped
-                await self._call(chat_id, lambda: self.bot.delete_messages(chat_id, ids))
-                return
             await self._call(chat_id, lambda: self.bot.delete_message(chat_id, message_id))
         except BadRequest:
             try:
@@ -465,7 +446,7 @@ class Sender:
                 if shown is not None and shown.photo and self._pictures.get(out.slot) == key:
                     new_picture = False  # drawn anew, the same picture: only the caption
                     if shown.digest == now:
-                        self._shown[out.slot] = _Shown(True, out.photo_key, now, out.asks)
+                        self._shown[out.slot] = _Shown(True, out.photo_key, now)
                         return True
             if photo_msg and new_picture:
 
@@ -502,7 +483,7 @@ class Sender:
                 return False
         if not reached:
             return True  # the chat is gone (blocked, kicked): nothing more to do
-        self._shown[out.slot] = _Shown(photo_msg, out.photo_key, now, out.asks)
+        self._shown[out.slot] = _Shown(photo_msg, out.photo_key, now)
         return True
 
     async def _edit_text(

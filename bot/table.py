@@ -326,8 +326,7 @@ class Table:
         sel = self.selection.get(seat, EMPTY_SELECTION)
         kb = None
         sit = situation(m, seat, self.confirm.get(seat))
-        asks = asked and not s.auto and legal.ask is not None
-        if asks:
+        if asked and not s.auto and legal.ask is not None:
             hand = parse(hand_text)
             if legal.ask in (Ask.LEAD, Ask.ANSWER, Ask.BURN, Ask.LAST):
                 ok = self.selection_ok(seat)
@@ -348,7 +347,6 @@ class Table:
             # the keyboard shows the chosen cards: the picture changes only with the hand
             photo=photo,
             photo_key=photo_key,
-            asks=asks,
         )
 
     def _dm_lines(self, seat: int, view: SeatView, asked: bool) -> list[str]:

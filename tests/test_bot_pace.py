@@ -147,15 +147,10 @@ class DeletingBot(FakeBot):
         self.calls.append(("delete", chat_id, str(message_id)))
         return True
 
-    async def delete_messages(self, chat_id: int, message_ids: list[int], **_: Any) -> bool:
-        self.calls.append(("delete", chat_id, ",".join(map(str, message_ids))))
-        return True
 
-
-async def test_a_question_replaced_goes_at_once_a_hand_that_asks_nothing_waits() -> None:
-    """One question, one live message: a hand message that asked something is deleted as soon
-    as its new message is out; hand messages that asked nothing (others were playing) go three
-    at a time, in one call."""
+async def test_a_message_sent_anew_deletes_the_one_it_replaces_at_once() -> None:
+    """One question, one live message, and one picture of the hand: a hand message sent anew
+    (the player is asked again) deletes the one before it as soon as it is out."""
     bot = DeletingBot()
     ids: dict[Slot, int] = {}
 
@@ -165,20 +160,13 @@ async def test_a_question_replaced_goes_at_once_a_hand_that_asks_nothing_waits()
     sender = Sender(bot)  # type: ignore[arg-type]
     sender.bind(Slots(ids), refused)
     hand = Slot(1, SlotKind.HAND, 0)
-    for turn in range(1, 5):  # asked anew four times; each message asked nothing when replaced
-        sender.post(Out(9, f"turn {turn}", slot=hand, new=True, asks=False))
+    for turn in range(1, 4):
+        sender.post(Out(9, f"turn {turn}", slot=hand, new=True))
         await sender.drain(timeout=5.0)
-    deletes = [c for c in bot.calls if c[0] == "delete"]
-    assert deletes == [("delete", 9, "2,3,4")]  # the first three, in one call
-    sender.post(Out(9, "your turn", slot=hand, new=True, asks=True))
-    await sender.drain(timeout=5.0)
-    sender.post(Out(9, "your turn again", slot=hand, new=True))
-    await sender.drain(timeout=5.0)
-    deletes = [c for c in bot.calls if c[0] == "delete"]
-    assert deletes[1:] == [("delete", 9, "5,6")]  # the question went at once, with the other
-    sender.post(Out(9, "played; waiting", slot=hand, asks=False))  # answered: edited in place
+    sender.post(Out(9, "played; waiting", slot=hand))  # answered: edited in place
     await sender.drain(timeout=5.0)
     sender.post(Out(9, "your turn once more", slot=hand, new=True))
     await sender.drain(timeout=5.0)
-    assert [c for c in bot.calls if c[0] == "delete"] == deletes  # it asks nothing now: waits
+    deletes = [c for c in bot.calls if c[0] == "delete"]
+    assert deletes == [("delete", 9, "2"), ("delete", 9, "3"), ("delete", 9, "4")]
     await sender.close()
