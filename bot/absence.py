@@ -108,7 +108,7 @@ class Absence:
             seat = table.seat_of(user_id)
             if seat is None or table.status != TableStatus.PLAYING:
                 continue
-            async with table.lock:
+            async with self.tables.locked(table):
                 s = table.st.seats[seat]
                 if s is None or s.auto:
                     continue
@@ -141,7 +141,7 @@ class Absence:
         for table in self.tables.all():
             if table.status not in (TableStatus.PLAYING, TableStatus.OVER):
                 continue
-            async with table.lock:
+            async with self.tables.locked(table):
                 for seat, s in enumerate(table.st.seats):
                     if s is None or s.away != user.id or table.seat_of(user.id) is not None:
                         continue

@@ -186,7 +186,7 @@ class SettingsMenu:
         """The rules of the table open here (a running match keeps its own), else the chat's;
         and the chat settings' version (the page buttons carry it)."""
         settings = await self.tables.chat_settings(chat_id)
-        table = self.tables.at(chat_id, thread_id)
+        table = await self.tables.find_at(chat_id, thread_id)
         rules = table.st.settings.rules() if table is not None else settings.rules()
         return rules, settings.version
 
@@ -213,7 +213,7 @@ class SettingsMenu:
         lang = settings.lang
         if p.cb.version != settings.version:  # changed since: show the settings as they are
             return Answer(t(lang, "bot.stale"), edit=settings_out(p.chat_id, p.thread_id, settings))
-        table = self.tables.at(p.chat_id, p.thread_id)
+        table = await self.tables.find_at(p.chat_id, p.thread_id)
         opener = (
             table is not None and table.status == TableStatus.LOBBY and table.opener == p.user.id
         )
@@ -228,10 +228,12 @@ class SettingsMenu:
 
     async def _to_lobby(self, chat_id: int, thread_id: int | None, settings: ChatSettings) -> None:
         """New chat settings reach the open lobby; a running match keeps its own rules."""
-        table = self.tables.at(chat_id, thread_id)
+        table = await self.tables.find_at(chat_id, thread_id)
         if table is None:
             return
-        async with table.lock:  # its status as it is now: a start may have been under way
+        async with self.tables.locked(
+            table
+        ):  # its status as it is now: a start may have been under way
             if table.status != TableStatus.LOBBY:
                 return
             table.st.settings = settings

@@ -62,7 +62,7 @@ async def resume(parts: Parts) -> int:
     tables = await parts.tables.restore()
     await parts.tables.send_outbox()  # what the last run stored and did not send, first
     for table in tables:
-        async with table.lock:
+        async with parts.tables.locked(table):
             if table.status == TableStatus.OVER:  # its game-over message is in the chat
                 continue
             if table.status == TableStatus.LOBBY:

@@ -129,7 +129,7 @@ class GameEnd:
             m = table.match
             over = table.status == TableStatus.OVER and m is not None and m.game is not None
             if over and m is not None and table.st.stored_games == m.number:
-                async with table.lock:
+                async with self.tables.locked(table):
                     await self.stored(table)
         for key in await self.store.unreviewed(time.time() - OVER_KEPT_S):
             game = await self.store.game(key)

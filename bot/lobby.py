@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from engine.match import Match
@@ -22,6 +21,7 @@ from .play import Play
 from .router import CommandCall, Press, Router, Where
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
+from .timers import Job
 
 log = logging.getLogger("gouji.lobby")
 
@@ -39,6 +39,7 @@ class Lobby:
         self.absence = absence
         self.sender = tables.sender
         self.timers = tables.timers
+        self.timers.on("countdown", self._run_countdown)
 
     def register(self, router: Router) -> None:
         router.command("gouji", self._cmd_gouji, people_only=True)
@@ -66,7 +67,7 @@ class Lobby:
     async def open_table(self, chat_id: int, thread_id: int | None, user: UserInfo) -> None:
         """``/gouji``: open a lobby, or point at the table already open here."""
         async with self.tables.chat_lock(chat_id, thread_id):
-            existing = self.tables.at(chat_id, thread_id)
+            existing = await self.tables.find_at(chat_id, thread_id)
             # The table already here is read and kept under its lock: a move that ends its game
             # (or 再来一局 restarting it) changes its status before the save is stored, and the
             # database allows one open table per chat.
@@ -92,15 +93,15 @@ class Lobby:
         table = Table(row.table_id, chat_id, thread_id, user.id, TableStatus.LOBBY, st)
         self.tables.add(table)
         log.info("table %d opened in chat %d", table.id, chat_id)
-        async with table.lock:
+        async with self.tables.locked(table):
             await self._sit(table, user, None)  # the opener takes a seat if their DM works
             self.sender.post(table.lobby_out())
 
     async def _cmd_join(self, c: CommandCall) -> None:
-        table = self.tables.at(c.chat_id, c.thread_id)
+        table = await self.tables.find_at(c.chat_id, c.thread_id)
         ans = Answer()
         if table is not None:
-            async with table.lock:  # the status as it is when the seat is taken
+            async with self.tables.locked(table):  # the status as it is when the seat is taken
                 if table.status == TableStatus.LOBBY:
                     ans = await self._sit(table, c.user, None)
                     self.sender.post(table.lobby_out())
@@ -113,10 +114,10 @@ class Lobby:
             self.sender.post(Out(c.chat_id, text, None, c.thread_id))
 
     async def _cmd_leave(self, c: CommandCall) -> None:
-        table = self.tables.at(c.chat_id, c.thread_id)
+        table = await self.tables.find_at(c.chat_id, c.thread_id)
         if table is None:
             return
-        async with table.lock:  # the status as it is when the seat is left
+        async with self.tables.locked(table):  # the status as it is when the seat is left
             seat = table.seat_of(c.user.id)
             if seat is not None and table.status == TableStatus.LOBBY:
                 table.st.seats[seat] = None
@@ -135,7 +136,7 @@ class Lobby:
         # Under the chat's lock, as /gouji is: until the save below is stored the database still
         # holds the table open, and a /gouji racing in between would clash with it.
         async with self.tables.chat_lock(chat_id, thread_id):
-            table = self.tables.at(chat_id, thread_id)
+            table = await self.tables.find_at(chat_id, thread_id)
             lang = (await self.tables.chat_settings(chat_id)).lang
             if table is None or table.status == TableStatus.ABANDONED:
                 self.sender.post(Out(chat_id, t(lang, "bot.no_table"), None, thread_id))
@@ -159,7 +160,7 @@ class Lobby:
         user = c.user
         await self.tables.seen_user(user, dm_ok=True)
         lang = user.lang or "zh"
-        table, seat = self._deep_link_target(c.args[0][:64] if c.args else "")
+        table, seat = await self._deep_link_target(c.args[0][:64] if c.args else "")
         if table is None:
             self.tables.reply(user.id, None, help_text(lang))
             # a player coming back to a running game gets the hand again, or the seat the
@@ -175,7 +176,7 @@ class Lobby:
             # a deep link seats only members of the table's group
             self.sender.post(Out(user.id, t(lang, "bot.members_only"), None))
             return
-        async with table.lock:
+        async with self.tables.locked(table):
             if table.status == TableStatus.LOBBY:
                 ans = await self._sit(table, user, seat)
                 self.sender.post(Out(user.id, ans.text, None))
@@ -189,13 +190,13 @@ class Lobby:
             return
         self.sender.post(Out(user.id, t(lang, "bot.too_late"), None))
 
-    def _deep_link_target(self, payload: str) -> tuple[Table | None, int | None]:
+    async def _deep_link_target(self, payload: str) -> tuple[Table | None, int | None]:
         """The table (and seat) a ``/start`` payload names."""
         if not payload.startswith("j"):
             return None, None
         tid, _, wanted = payload[1:].partition("s")
         try:
-            table = self.tables.get(int(tid, 36))
+            table = await self.tables.find(int(tid, 36))
             seat = int(wanted) if wanted else None
         except ValueError:
             return None, None
@@ -306,22 +307,22 @@ class Lobby:
             case LobbyOp.COUNTDOWN:
                 cd = self.tables.cfg.countdown_s
                 st.countdown = time.time() + cd
-                self.timers.schedule(
-                    timer_name("countdown", table.id), cd, self._countdown(table.id)
-                )
+                self.timers.schedule(timer_name("countdown", table.id), cd, self._countdown(table))
                 ans = Answer(t(lang, "bot.countdown_set", s=int(cd)))
         return await self._changed(table, ans)
 
-    def _countdown(self, table_id: int) -> Callable[[], Awaitable[None]]:
-        async def job() -> None:
-            table = self.tables.get(table_id)
-            if table is None:
-                return
-            async with table.lock:
-                if table.status == TableStatus.LOBBY and table.st.countdown is not None:
-                    await self.start(table)
+    @staticmethod
+    def _countdown(table: Table) -> Job:
+        return Job("countdown", table.id)
 
-        return job
+    async def _run_countdown(self, job: Job) -> None:
+        """The pickup countdown is over: empty seats fill with AI, the game starts."""
+        table = await self.tables.find(job.table_id)
+        if table is None:
+            return
+        async with self.tables.locked(table):
+            if table.status == TableStatus.LOBBY and table.st.countdown is not None:
+                await self.start(table)
 
     # -- games -------------------------------------------------------------------------------
     async def start(self, table: Table) -> Answer:
@@ -352,7 +353,7 @@ class Lobby:
             return Answer(t(lang, "bot.stale"))
         if table.seat_of(p.user.id) is None:
             return Answer(t(lang, "bot.not_seated"))
-        other = self.tables.at(table.chat_id, table.thread_id)
+        other = await self.tables.find_at(table.chat_id, table.thread_id)
         if other is not None and other.id != table.id:
             return Answer(t(lang, "bot.stale"))
         events = m.new_game()
@@ -367,4 +368,4 @@ class Lobby:
         self.sender.post(table.lobby_out())
         if table.st.countdown is not None:
             left = max(0.0, table.st.countdown - time.time())
-            self.timers.schedule(timer_name("countdown", table.id), left, self._countdown(table.id))
+            self.timers.schedule(timer_name("countdown", table.id), left, self._countdown(table))

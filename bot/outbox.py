@@ -75,6 +75,9 @@ class Out:
     # the stored row of a message caused by an action (stored with it): deleted once delivered
     outbox_id: int | None = None
     media: Media | None = None  # an animation, a document, or a picture edited in place
+    # the table's rev it shows (several processes: a slot's older content is never put in
+    # place of a newer one another process delivered)
+    rev: int = 0
 
     def dumps(self) -> bytes:
         """The message as stored in the outbox, beside the action that caused it (its picture

@@ -28,6 +28,7 @@ from .outbox import Answer, Out, Slot, SlotKind
 from .router import CommandCall, Press, Router
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
+from .timers import Job
 from .workers import Workers
 
 log = logging.getLogger("gouji.play")
@@ -43,6 +44,9 @@ class Play:
         self.timers = tables.timers
         self.workers = workers  # the hard AI searches there
         self.game_stored: list[Callable[[Table], Awaitable[None]]] = []  # after each game
+        self.timers.on("step", self._step)
+        self.timers.on("hold", self._hold_step)
+        self.timers.on("remind", self._remind)
 
     def register(self, router: Router) -> None:
         router.command("hand", self._cmd_hand)
@@ -290,7 +294,7 @@ class Play:
                 continue
             if table.status not in (TableStatus.PLAYING, TableStatus.OVER):
                 continue
-            async with table.lock:
+            async with self.tables.locked(table):
                 out = table.hand_out(seat)
                 if out is not None:
                     self.sender.post(replace(out, new=True))
@@ -455,7 +459,7 @@ class Play:
             return
         hold = table.held()
         if hold is not None:  # the next player is asked when the hold is over
-            job = self._hold_job(table.id, hold)
+            job = Job("hold", table.id, {"version": hold.version, "step": hold.step})
             self.timers.schedule(step, hold.now.seconds, job)
             return
         ask = m.asked()
@@ -465,112 +469,101 @@ class Play:
         version = m.version
         cfg = self.tables.cfg
         if s is None or s.ai_plays:
-            self.timers.schedule(step, cfg.ai_delay, self._step_job(table.id, version))
+            self.timers.schedule(step, cfg.ai_delay, Job("step", table.id, {"version": version}))
         else:
             turn = float(cfg.turn_s if cfg.turn_s is not None else table.st.settings.turn_s)
-            self.timers.schedule(step, turn, self._step_job(table.id, version, timeout=True))
-            self.timers.schedule(remind, turn / 2, self._remind_job(table.id, version, turn / 2))
+            timeout = Job("step", table.id, {"version": version, "timeout": True})
+            self.timers.schedule(step, turn, timeout)
+            left = {"version": version, "left": turn / 2}
+            self.timers.schedule(remind, turn / 2, Job("remind", table.id, left))
 
-    def _unchanged(self, table_id: int, version: int) -> Table | None:
-        """The table a timer was set for, if it still plays at the version it was set at."""
-        table = self.tables.get(table_id)
-        m = table.match if table is not None else None
-        if (
-            table is None
-            or m is None
-            or m.version != version
-            or table.status != TableStatus.PLAYING
-        ):
-            return None
-        return table
+    @staticmethod
+    def _unchanged(table: Table, version: int) -> bool:
+        """Whether the table a timer was set for still plays at the version it was set at."""
+        m = table.match
+        return m is not None and m.version == version and table.status == TableStatus.PLAYING
 
-    def _remind_job(
-        self, table_id: int, version: int, left: float
-    ) -> Callable[[], Awaitable[None]]:
-        async def job() -> None:
-            table = self._unchanged(table_id, version)
-            if table is None:
+    async def _remind(self, job: Job) -> None:
+        """Half the turn is gone: the asked player is reminded (the AFK ladder's first rung)."""
+        table = await self.tables.find(job.table_id)
+        if table is None:
+            return
+        async with self.tables.locked(table):
+            m = table.match
+            if not self._unchanged(table, job.args["version"]) or m is None:
                 return
-            async with table.lock:
-                m = table.match
-                if self._unchanged(table_id, version) is None or m is None:
-                    return
-                ask = m.asked()
-                s = table.st.seats[ask[0]] if ask else None
-                if ask is None or s is None or s.user is None or s.auto:
-                    return
-                seat = ask[0]
-                lang = table.seat_lang(seat)
-                # a new message in the DM (an edit would not make the phone buzz)
-                self.sender.post(Out(s.user, t(lang, "bot.remind.dm", s=int(left)), None))
-                # §7: never say who is asked to burn; §5: nor who decides in the deal phase
-                if ask[1] != Ask.BURN and m.game is not None:
-                    text = t(table.lang, "bot.remind.group", name=table.mention(seat), s=int(left))
-                    self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+            ask = m.asked()
+            s = table.st.seats[ask[0]] if ask else None
+            if ask is None or s is None or s.user is None or s.auto:
+                return
+            seat = ask[0]
+            lang = table.seat_lang(seat)
+            left = float(job.args["left"])
+            # a new message in the DM (an edit would not make the phone buzz)
+            self.sender.post(Out(s.user, t(lang, "bot.remind.dm", s=int(left)), None))
+            # §7: never say who is asked to burn; §5: nor who decides in the deal phase
+            if ask[1] != Ask.BURN and m.game is not None:
+                text = t(table.lang, "bot.remind.group", name=table.mention(seat), s=int(left))
+                self.sender.post(Out(table.chat_id, text, None, table.thread_id))
 
-        return job
-
-    def _hold_job(self, table_id: int, hold: Hold) -> Callable[[], Awaitable[None]]:
+    async def _hold_step(self, job: Job) -> None:
         """A skipped seat's think-time is over: the next one is shown thinking, or after the
         last the action's tail is shown and the next player asked."""
-
-        async def job() -> None:
-            table = self._unchanged(table_id, hold.version)
-            if table is None or table.held() is not hold:
+        table = await self.tables.find(job.table_id)
+        if table is None:
+            return
+        async with self.tables.locked(table):
+            hold = table.held()
+            if (
+                not self._unchanged(table, job.args["version"])
+                or hold is None
+                or hold.step != job.args["step"]
+            ):
                 return
-            async with table.lock:
-                if self._unchanged(table_id, hold.version) is None or table.held() is not hold:
-                    return
-                hold.step += 1
-                actor = {hold.actor} if hold.actor is not None else set()
-                if hold.step < len(hold.steps):
-                    # the group's table follows each step (its caption); the players' private
-                    # chats wait for the hold's end, when the actor's and the asked one's change
-                    self.sender.post(table.table_out())
-                    self.schedule(table)
-                    return
-                table.hold = None
-                m = table.match
-                assert m is not None
-                ask = m.asked()
-                outs = [*hold.later, *table.log_outs(hold.lines)]
-                outs.append(table.table_below(bool(hold.later)))
-                seats = actor | ({ask[0]} if ask is not None else set())
-                outs += table.hand_outs(seats, ask)
-                for out in outs:
-                    self.sender.post(out)
+            hold.step += 1
+            actor = {hold.actor} if hold.actor is not None else set()
+            if hold.step < len(hold.steps):
+                # the group's table follows each step (its caption); the players' private
+                # chats wait for the hold's end, when the actor's and the asked one's change
+                self.sender.post(table.table_out())
                 self.schedule(table)
-
-        return job
-
-    def _step_job(
-        self, table_id: int, version: int, timeout: bool = False
-    ) -> Callable[[], Awaitable[None]]:
-        async def job() -> None:
-            table = self._unchanged(table_id, version)
-            if table is None:
                 return
-            async with table.lock:
-                m = table.match
-                if self._unchanged(table_id, version) is None or m is None:
-                    return  # something happened meanwhile
-                ask = m.asked()
-                if ask is None:
-                    return
-                seat = ask[0]
-                s = table.st.seats[seat]
-                if timeout and s is not None and not s.ai_plays:
-                    await self._timeout(table, seat)
-                    return
-                level = s.level if s is not None else AiLevel.NORMAL
-                d = await self.decide(table, seat, level)
-                try:
-                    await self.act(table, d.action)
-                except IllegalAction as e:
-                    log.error("table %d: the AI's action was refused (%s)", table.id, e.code)
-                    await self.act(table, self._default_action(table, seat))
+            table.hold = None
+            m = table.match
+            assert m is not None
+            ask = m.asked()
+            outs = [*hold.later, *table.log_outs(hold.lines)]
+            outs.append(table.table_below(bool(hold.later)))
+            seats = actor | ({ask[0]} if ask is not None else set())
+            outs += table.hand_outs(seats, ask)
+            for out in outs:
+                self.sender.post(out)
+            self.schedule(table)
 
-        return job
+    async def _step(self, job: Job) -> None:
+        """An AI seat's move, or a human's turn timed out."""
+        table = await self.tables.find(job.table_id)
+        if table is None:
+            return
+        async with self.tables.locked(table):
+            m = table.match
+            if not self._unchanged(table, job.args["version"]) or m is None:
+                return  # something happened meanwhile
+            ask = m.asked()
+            if ask is None:
+                return
+            seat = ask[0]
+            s = table.st.seats[seat]
+            if job.args.get("timeout") and s is not None and not s.ai_plays:
+                await self._timeout(table, seat)
+                return
+            level = s.level if s is not None else AiLevel.NORMAL
+            d = await self.decide(table, seat, level)
+            try:
+                await self.act(table, d.action)
+            except IllegalAction as e:
+                log.error("table %d: the AI's action was refused (%s)", table.id, e.code)
+                await self.act(table, self._default_action(table, seat))
 
     async def decide(self, table: Table, seat: int, level: AiLevel) -> Decision:
         """An AI decision for ``seat`` (the table's lock is held, so the match does not change

@@ -186,7 +186,7 @@ class Router:
         handler = self._table.get((cb.kind, cb.op))
         if handler is None:
             return Answer(t(lang, "bot.bad_button"))
-        table = self.tables.get(cb.table)
+        table = await self.tables.find(cb.table)
         if table is None or table.status == TableStatus.ABANDONED:
             return Answer(t(lang, "bot.gone"))
         seat: int | None = None
@@ -201,7 +201,7 @@ class Router:
             if seat is None:
                 return Answer(t(lang, "bot.not_yours"))
         p = Press(cb, user, chat_id, thread_id, members, seat, message_id)
-        async with table.lock:
+        async with self.tables.locked(table):
             guard = self._guards.get(cb.kind)
             stop = guard(table, p) if guard is not None else None
             if stop is not None:

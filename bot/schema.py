@@ -93,7 +93,33 @@ CREATE TABLE reviews (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
+# Version 5: several processes on one database (bot.coord). A table's `rev` counts its saves
+# (every write compares it: a process never trusts its copy of a table without checking it),
+# `mem` keeps what a table's next press needs besides its state (chosen cards, a hold: pickled),
+# `writer` the process that saved it last. The outbox says each message's chat and the process
+# delivering it. Processes beat in `procs`; timers are rows with a due time, claimed by one
+# process; a chat's messages are delivered by one process at a time (`deliveries`: its lease,
+# the process holding it, the last one that did, when its last call went out, and which
+# content each of its kept messages shows); `pace`
+# shares Telegram's budget of calls a second among the processes.
+_V5 = """
+ALTER TABLE game_tables ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE game_tables ADD COLUMN mem BLOB;
+ALTER TABLE game_tables ADD COLUMN writer TEXT;
+ALTER TABLE outbox ADD COLUMN chat_id INTEGER;
+ALTER TABLE outbox ADD COLUMN owner TEXT;
+UPDATE outbox SET chat_id =
+    (SELECT g.chat_id FROM game_tables g WHERE g.table_id = outbox.table_id);
+CREATE TABLE procs (proc_id TEXT PRIMARY KEY, beat_at REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE timers (name TEXT PRIMARY KEY, table_id INTEGER NOT NULL, kind TEXT NOT NULL,
+    args TEXT NOT NULL, due_at REAL NOT NULL, owner TEXT) WITHOUT ROWID;
+CREATE INDEX timers_due ON timers (due_at);
+CREATE TABLE deliveries (chat_id INTEGER PRIMARY KEY, owner TEXT, holder TEXT,
+    last_at REAL NOT NULL, shown TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE pace (name TEXT PRIMARY KEY, next_at REAL NOT NULL) WITHOUT ROWID;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
 
 
 PG_VERSION_TABLE = "gouji_schema"

@@ -139,7 +139,7 @@ class _Chat:
 class SlotStore(Protocol):
     """Where the message ids of slots are kept (:class:`bot.tables.Tables`)."""
 
-    def slot_id(self, slot: Slot) -> int | None: ...
+    async def slot_id(self, slot: Slot) -> int | None: ...
 
     async def slot_sent(self, slot: Slot, message_id: int) -> None: ...
 
@@ -172,7 +172,7 @@ class _NoOutbox:
 
 
 class _NoSlots:
-    def slot_id(self, slot: Slot) -> int | None:
+    async def slot_id(self, slot: Slot) -> int | None:
         return None
 
     async def slot_sent(self, slot: Slot, message_id: int) -> None:
@@ -357,7 +357,7 @@ class Sender:
             await self._edit_message(out, out.message_id)
             return
         slot = out.slot
-        msg_id = None if slot is None or out.new else self.slots.slot_id(slot)
+        msg_id = None if slot is None or out.new else await self.slots.slot_id(slot)
         now = digest(out) if slot is not None else b""  # what a slot's message is to show
         if slot is not None and msg_id is not None:
             shown = self._shown.get(slot)
@@ -365,7 +365,7 @@ class Sender:
                 return  # nothing changed: no call
             if await self._edit(out, msg_id, shown, now):
                 return
-        old = self.slots.slot_id(slot) if slot is not None and out.new else None
+        old = await self.slots.slot_id(slot) if slot is not None and out.new else None
         message = await self._send(out)
         if isinstance(message, Message) and slot is not None:
             self._shown[slot] = _Shown(out.photo is not None, out.photo_key, now)

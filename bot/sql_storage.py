@@ -35,7 +35,7 @@ from .storage_interface import (
 
 OPEN_TABLE_INDEX = "game_tables_active"  # the one-open-table-per-topic index (schema v1)
 TABLE_COLUMNS = (
-    "table_id, chat_id, thread_id, status, opener, state, version, created_at, updated_at"
+    "table_id, chat_id, thread_id, status, opener, state, version, created_at, updated_at, rev, mem"
 )
 
 
@@ -63,9 +63,19 @@ def loads(text: str) -> dict[str, Any]:
 
 
 def _table(r: Iterable[Any]) -> TableRow:
-    tid, chat, thread, status, opener, state, version, created, updated = r
+    tid, chat, thread, status, opener, state, version, created, updated, rev, mem = r
     return TableRow(
-        tid, chat, thread, TableStatus(status), opener, loads(state), version, created, updated
+        tid,
+        chat,
+        thread,
+        TableStatus(status),
+        opener,
+        loads(state),
+        version,
+        created,
+        updated,
+        rev,
+        None if mem is None else bytes(mem),
     )
 
 
@@ -89,6 +99,8 @@ class _Save:
     outbox: list[bytes]
     now: float
     done: asyncio.Future[list[int]]
+    rev: int | None  # the stored rev a shared writer expects (None: not compared)
+    mem: bytes | None
     started: bool = False  # its batch has begun: it will be stored whole or refused
     dropped: bool = False  # cancelled before its batch began: never written
 
@@ -101,6 +113,9 @@ class SqlStorage:
     lock_rows: ClassVar[str]  # appended to the version check's SELECT
     integrity_errors: ClassVar[tuple[type[Exception], ...]]  # the driver's constraint errors
     where: str  # the database, for messages (never a password)
+    # the process writing (bot.coord, when several share the database): the tables it saves
+    # and the outbox messages it stores are its own
+    owner: str | None = None
 
     def __init__(self) -> None:
         self._saves: list[_Save] = []  # waiting for the next group commit
@@ -204,7 +219,11 @@ class SqlStorage:
         return row
 
     async def save_table(
-        self, row: TableRow, new_actions: Sequence[str] = (), outbox: Sequence[bytes] = ()
+        self,
+        row: TableRow,
+        new_actions: Sequence[str] = (),
+        outbox: Sequence[bytes] = (),
+        expect_rev: int | None = None,
     ) -> list[int]:
         """Stores the row, its new actions and the messages they caused. Saves that arrive
         while another batch is being committed are committed together (group commit): each is
@@ -231,6 +250,8 @@ class SqlStorage:
             list(outbox),
             now,
             asyncio.get_running_loop().create_future(),
+            expect_rev,
+            row.mem,
         )
         self._saves.append(save)
         if self._committer is None or self._committer.done():
@@ -246,6 +267,7 @@ class SqlStorage:
                 save.done.exception()  # retrieved: the caller is gone
             raise
         row.updated_at = now
+        row.rev = (expect_rev if expect_rev is not None else row.rev) + 1
         return ids
 
     async def _commit_saves(self) -> None:
@@ -302,11 +324,12 @@ class SqlStorage:
         ids = sorted({s.table_id for s in batch})
         marks = ", ".join("?" * len(ids))
         rows = await tx.fetch(
-            f"SELECT table_id, version FROM game_tables WHERE table_id IN ({marks})"
+            f"SELECT table_id, version, rev FROM game_tables WHERE table_id IN ({marks})"
             f" ORDER BY table_id{self.lock_rows}",
             ids,
         )
         stored: dict[int, int] = {r[0]: r[1] for r in rows}
+        revs: dict[int, int] = {r[0]: r[2] for r in rows}
         outcomes: list[StorageError | list[int]] = []
         updates: list[tuple[Any, ...]] = []
         actions: list[tuple[int, int, str]] = []
@@ -319,14 +342,29 @@ class SqlStorage:
                 msg = f"table {save.table_id} is at version {at}, the writer expected {save.base}"
                 outcomes.append(VersionConflict(msg))
                 continue
+            if save.rev is not None and revs[save.table_id] != save.rev:
+                msg = f"table {save.table_id} is at rev {revs[save.table_id]}, not {save.rev}"
+                outcomes.append(VersionConflict(msg))
+                continue
             stored[save.table_id] = save.version  # a later save of the same table follows it
+            revs[save.table_id] += 1
             outcomes.append([])
-            updates.append((save.status, save.state, save.version, save.now, save.table_id))
+            updates.append(
+                (
+                    save.status,
+                    save.state,
+                    save.version,
+                    save.now,
+                    save.mem,
+                    self.owner,
+                    save.table_id,
+                )
+            )
             actions += [(save.table_id, save.base + i, a) for i, a in enumerate(save.actions)]
         if updates:
             await tx.executemany(
-                "UPDATE game_tables SET status = ?, state = ?, version = ?, updated_at = ?"
-                " WHERE table_id = ?",
+                "UPDATE game_tables SET status = ?, state = ?, version = ?, updated_at = ?,"
+                " mem = ?, writer = ?, rev = rev + 1 WHERE table_id = ?",
                 updates,
             )
         if actions:
@@ -339,13 +377,14 @@ class SqlStorage:
                     outcome.append(await self.put_in_outbox(tx, save.table_id, message, save.now))
         return outcomes
 
-    @staticmethod
-    async def put_in_outbox(tx: Tx, table_id: int, message: bytes, now: float) -> int:
-        """A message into the outbox, in the unit of work that caused it; its outbox id."""
+    async def put_in_outbox(self, tx: Tx, table_id: int, message: bytes, now: float) -> int:
+        """A message to the table's group into the outbox, in the unit of work that caused it
+        (this process delivers it); its outbox id."""
         ((outbox_id,),) = await tx.fetch(
-            "INSERT INTO outbox (table_id, message, created_at) VALUES (?, ?, ?)"
+            "INSERT INTO outbox (table_id, chat_id, owner, message, created_at)"
+            " SELECT table_id, chat_id, ?, ?, ? FROM game_tables WHERE table_id = ?"
             " RETURNING outbox_id",
-            (table_id, message, now),
+            (self.owner, message, now, table_id),
         )
         return int(outbox_id)
 

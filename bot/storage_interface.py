@@ -48,6 +48,8 @@ class TableRow:
     version: int = 0  # number of match actions stored (== len(actions))
     created_at: float = 0.0  # set by the storage
     updated_at: float = 0.0  # set by the storage
+    rev: int = 0  # saves so far (set by the storage); a shared writer's save compares it
+    mem: bytes | None = None  # what the table's next press needs besides `state` (opaque)
 
 
 class StorageError(Exception):
@@ -86,14 +88,20 @@ class Storage(Protocol):
         timestamps on `row` and returns it. `TableExists` if the chat (topic) has an open one."""
 
     async def save_table(
-        self, row: TableRow, new_actions: Sequence[str] = (), outbox: Sequence[bytes] = ()
+        self,
+        row: TableRow,
+        new_actions: Sequence[str] = (),
+        outbox: Sequence[bytes] = (),
+        expect_rev: int | None = None,
     ) -> list[int]:
         """One transaction: appends `new_actions` as seq `row.version - len(new_actions)` …
         `row.version - 1`, stores status, state and version (chat, thread and opener are fixed
         at creation) and puts the messages those actions caused (`outbox`, opaque) in the
         outbox; their outbox ids, in order. `VersionConflict`, nothing written, unless the
         stored version is `row.version - len(new_actions)`; `TableExists` when reopening beside
-        an open table."""
+        an open table. With `expect_rev` (several processes share the database) the stored
+        `rev` must be that too (`VersionConflict` otherwise); every save adds one to it, and
+        stores `row.mem` and the storage's `owner` as the table's last writer."""
 
     async def pending_messages(self) -> list[tuple[int, bytes]]:
         """The outbox: messages stored with their actions and not yet delivered, oldest first

@@ -148,7 +148,7 @@ class Story:
 
     # -- /match ------------------------------------------------------------------------------
     async def _cmd_match(self, c: CommandCall) -> None:
-        table = self.tables.at(c.chat_id, c.thread_id)
+        table = await self.tables.find_at(c.chat_id, c.thread_id)
         lang = await self._lang(c.chat_id)
         m = table.match if table is not None else None
         if table is None or m is None or table.status == TableStatus.ABANDONED:

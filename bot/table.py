@@ -9,6 +9,7 @@ spectator's view (``view(None)``).
 from __future__ import annotations
 
 import asyncio
+import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -76,6 +77,26 @@ class Table:
     votes: dict[int, set[int]] = field(default_factory=dict)  # AFK seat → users voting for AI
     confirm: dict[int, Pending] = field(default_factory=dict)  # seat → a tap to confirm
     hold: Hold | None = None  # automatic passes shown at a human pace (bot.hold), if any
+    rev: int = 0  # the table's saves so far, as stored (several processes: bot.coord)
+    saved_mem: bytes = b""  # mem() as stored last (several processes)
+
+    MEM = ("selection", "hinted", "votes", "confirm", "hold", "note", "lines", "transcript")
+
+    def mem(self) -> bytes:
+        """What the table's next press needs besides its stored state and actions (chosen
+        cards, a hint shown, votes, a hold, the transcript), for another process to go on."""
+        return pickle.dumps({k: getattr(self, k) for k in self.MEM}, pickle.HIGHEST_PROTOCOL)
+
+    def take_mem(self, data: bytes) -> None:
+        """:meth:`mem` of another process's copy put in place (ValueError: not ours)."""
+        try:
+            mem = pickle.loads(data)  # the bot's own database, written by mem()
+        except Exception as e:
+            raise ValueError(f"table {self.id}: its memory does not load") from e
+        if not isinstance(mem, dict) or set(mem) != set(self.MEM):
+            raise ValueError(f"table {self.id}: its memory is not a table's")
+        for k in self.MEM:
+            setattr(self, k, mem[k])
 
     def held(self) -> Hold | None:
         """The hold in force: set for the match's version (an older one is void)."""

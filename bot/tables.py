@@ -9,9 +9,12 @@ of a table happens under its lock and is **stored before anything about it is se
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Protocol, assert_never
 
@@ -23,9 +26,11 @@ from renderers import t
 from . import storage as S
 from .budget import CHAT, USER, Rate
 from .buttons import b36
+from .coord import PgCoord, Solo
 from .model import ChatSettings, TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
 from .table import Table
+from .timers import Job
 
 log = logging.getLogger("gouji.tables")
 TIMERS = ("step", "remind", "countdown")  # the named timers a table may have (``timer_name``)
@@ -72,11 +77,36 @@ class Scheduler(Protocol):
         self,
         name: str,
         delay: float,
-        job: Callable[[], Awaitable[None]],
+        job: Job | Callable[[], Awaitable[None]],
         background: bool = False,
     ) -> None: ...
 
     def cancel(self, name: str) -> None: ...
+
+    def on(self, kind: str, runner: Callable[[Job], Awaitable[None]]) -> None: ...
+
+    async def flush(self) -> None:
+        """Timers set and cancelled so far are stored (several processes; else nothing)."""
+
+
+# the messages posted during a table's tenure (several processes: sent once it is stored)
+_TENURE: ContextVar[list[Out] | None] = ContextVar("tenure", default=None)
+
+
+class TenurePoster:
+    """The parts' sender. With several processes, what a part posts while it holds a table
+    (:meth:`Tables.locked`) waits for the tenure's end: then the table is stored, and each
+    message is stamped with the table's rev (an older edit never overwrites a newer one)."""
+
+    def __init__(self, sender: Poster) -> None:
+        self.sender = sender
+
+    def post(self, out: Out) -> None:
+        held = _TENURE.get()
+        if held is not None:
+            held.append(out)
+        else:
+            self.sender.post(out)
 
 
 def timer_name(kind: str, table_id: int) -> str:
@@ -87,11 +117,20 @@ def timer_name(kind: str, table_id: int) -> str:
 class Tables:
     """Tables by id and by (chat, topic); their storage; chats and users."""
 
-    def __init__(self, storage: S.Storage, sender: Poster, timers: Scheduler, cfg: Config):
+    def __init__(
+        self,
+        storage: S.Storage,
+        sender: Poster,
+        timers: Scheduler,
+        cfg: Config,
+        coord: Solo | PgCoord | None = None,
+    ):
         self.storage = storage
-        self.sender = sender
+        self.raw_sender = sender
+        self.sender = TenurePoster(sender)
         self.timers = timers
         self.cfg = cfg
+        self.coord: Solo | PgCoord = coord or Solo()
         self.by_id: dict[int, Table] = {}
         self.where: dict[tuple[int, int | None], int] = {}  # (chat, topic) → table id
         # a chat's lock lives while someone holds or awaits it: the map does not grow with
@@ -110,6 +149,86 @@ class Tables:
 
     def all(self) -> list[Table]:
         return list(self.by_id.values())
+
+    async def find(self, table_id: int) -> Table | None:
+        """A table by id: in memory, or (several processes) as another process stored it."""
+        table = self.by_id.get(table_id)
+        if table is not None or not self.coord.shared:
+            return table
+        row = await self.storage.load_table(table_id)
+        if row is None or row.status not in (*S.ACTIVE, TableStatus.OVER):
+            return None
+        return await self._adopt(row)
+
+    async def find_at(self, chat_id: int, thread_id: int | None) -> Table | None:
+        """The (chat, topic)'s open table: in memory, or (several processes) as stored — one
+        opened, closed or ended by another process is seen here."""
+        if not self.coord.shared:
+            return self.at(chat_id, thread_id)
+        row = await self.storage.table_for_chat(chat_id, thread_id)
+        if row is None:
+            table = self.at(chat_id, thread_id)
+            if table is not None and table.status in S.ACTIVE:  # ended or closed elsewhere
+                self.where.pop((chat_id, thread_id), None)
+                self.by_id.pop(table.id, None)
+            return None
+        assert row.table_id is not None
+        known = self.by_id.get(row.table_id)
+        return known if known is not None else await self._adopt(row)
+
+    async def _adopt(self, row: S.TableRow) -> Table | None:
+        try:
+            table = await self.load(row)
+        except (BadMatchRecord, ValueError) as e:
+            log.error("table %s does not load here (%s)", row.table_id, type(e).__name__)
+            return None
+        known = self.by_id.get(table.id)
+        if known is not None:  # loaded meanwhile by another update
+            return known
+        self.add(table)
+        return table
+
+    @asynccontextmanager
+    async def locked(self, table: Table) -> AsyncIterator[Table]:
+        """The table, changed by this task alone until the block ends. With several processes
+        also by this process alone (bot.coord), brought up to date with what the others
+        stored first; at the end what changed is stored, then what was posted is sent and the
+        timers set are stored."""
+        async with table.lock:
+            if not self.coord.shared:
+                yield table
+                return
+            assert isinstance(self.coord, PgCoord)
+            async with self.coord.table_lock(table.id) as rev:
+                if rev is not None and rev != table.rev:
+                    await self.catch_up(table)
+                posted: list[Out] = []
+                table.saved_mem = before = table.mem()
+                token = _TENURE.set(posted)
+                try:
+                    yield table
+                finally:
+                    _TENURE.reset(token)
+                    try:
+                        now = table.mem()
+                        if now != table.saved_mem or (posted and table.saved_mem is before):
+                            await self.save(table)
+                    finally:
+                        await self.timers.flush()
+                for out in posted:
+                    self.raw_sender.post(replace(out, rev=table.rev))
+
+    async def catch_up(self, table: Table) -> None:
+        """The table as another process stored it last (its copy here is older)."""
+        row = await self.storage.load_table(table.id)
+        if row is None:
+            return
+        fresh = await self.load(row)
+        for f in dataclasses.fields(Table):
+            if f.name not in ("id", "lock"):
+                setattr(table, f.name, getattr(fresh, f.name))
+        if (table.chat_id, table.thread_id) not in self.where and table.status in S.ACTIVE:
+            self.add(table)
 
     def chat_lock(self, chat_id: int, thread_id: int | None) -> asyncio.Lock:
         """The lock of a (chat, topic): held while its table is opened or closed."""
@@ -178,14 +297,22 @@ class Tables:
             table.opener,
             state,
             table.version,
+            rev=table.rev,
         )
 
     async def save(
         self, table: Table, entries: list[str] | None = None, outbox: Sequence[bytes] = ()
     ) -> list[int]:
         """Store the table (and the match's new log entries, and the messages they caused in
-        the outbox: their ids). The caller holds its lock."""
-        return await self.storage.save_table(self.row(table), entries or [], outbox)
+        the outbox: their ids). The caller holds its lock (:meth:`locked`). With several
+        processes the stored rev must be the table's (it is, under the lock)."""
+        row = self.row(table)
+        if not self.coord.shared:
+            return await self.storage.save_table(row, entries or [], outbox)
+        row.mem = table.saved_mem = table.mem()
+        ids = await self.storage.save_table(row, entries or [], outbox, expect_rev=table.rev)
+        table.rev = row.rev
+        return ids
 
     async def load(self, row: S.TableRow) -> Table:
         """A stored table as it was: its match rebuilt from its actions (BadMatchRecord,
@@ -196,6 +323,7 @@ class Tables:
         table = Table(row.table_id, row.chat_id, row.thread_id, row.opener, status, st)
         lv = row.state.get("lobby_ver") if isinstance(row.state, dict) else None
         table.lobby_ver = lv if isinstance(lv, int) else 0
+        table.rev = row.rev
         entries = await self.storage.load_actions(row.table_id)
         if entries:
             events: list[Event] = []
@@ -207,8 +335,11 @@ class Tables:
             }
             table.match = Match.restore(doc, events)
             table.version = table.match.version
-            finished, _ = table.feed(events)  # the transcript again; its cheers were said
-            table.lines = finished
+            if row.mem is not None and self.coord.shared:
+                table.take_mem(row.mem)  # as the process that stored it had it
+            else:
+                finished, _ = table.feed(events)  # the transcript again; its cheers were said
+                table.lines = finished
         return table
 
     async def reload(self, table: Table) -> None:
@@ -264,11 +395,19 @@ class Tables:
         self.sender.post(Out(row.chat_id, t(lang, "bot.broken"), None, row.thread_id))
 
     # -- the messages a table keeps in place -------------------------------------------------
-    def slot_id(self, slot: Slot) -> int | None:
-        """The message id a slot's message has (for the sender)."""
-        table = self.by_id.get(slot.table)
+    async def slot_id(self, slot: Slot) -> int | None:
+        """The message id a slot's message has (for the sender; several processes: as
+        stored, another process may have sent it anew)."""
+        table = await self.find(slot.table)
         if table is None:
             return None
+        if self.coord.shared:
+            async with self.locked(table):
+                return self._slot_id(table, slot)
+        return self._slot_id(table, slot)
+
+    @staticmethod
+    def _slot_id(table: Table, slot: Slot) -> int | None:
         st = table.st
         match slot.kind:
             case SlotKind.LOBBY:
@@ -286,9 +425,15 @@ class Tables:
 
     async def slot_sent(self, slot: Slot, message_id: int) -> None:
         """The sender put a slot's message at ``message_id``: remember it (stored)."""
-        table = self.by_id.get(slot.table)
+        table = await self.find(slot.table)
         if table is None:
             return
+        async with self.locked(table):
+            self._slot_sent(table, slot, message_id)
+            await self.save(table)
+
+    @staticmethod
+    def _slot_sent(table: Table, slot: Slot, message_id: int) -> None:
         st = table.st
         match slot.kind:
             case SlotKind.LOBBY:
@@ -304,14 +449,12 @@ class Tables:
                 st.afk_msgs[slot.index] = message_id
             case _:
                 assert_never(slot.kind)
-        async with table.lock:
-            await self.save(table)
 
     # -- a table ends ------------------------------------------------------------------------
     async def abandon(self, table: Table) -> None:
         """The table ends here (/stop, the bot left the group): stored as abandoned, its timers
         cancelled, forgotten by its chat. The caller holds the chat's lock."""
-        async with table.lock:
+        async with self.locked(table):
             table.status = TableStatus.ABANDONED
             await self.save(table)
             for kind in TIMERS:
@@ -331,7 +474,7 @@ class Tables:
                 table = self.by_id.get(tid)
                 del self.where[(chat, thread)]
                 if table is not None:
-                    async with table.lock:
+                    async with self.locked(table):
                         table.chat_id = new
                     self.where[(new, thread)] = tid
         log.info("chat %d migrated to %d", old, new)

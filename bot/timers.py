@@ -3,17 +3,39 @@
 One-shot callbacks on the event loop, kept by name: scheduling a name replaces its earlier
 timer, and scheduling or cancelling costs the same whatever the number of tables (PTB's
 JobQueue finds a job by name by listing every job, which at a few hundred tables cost more than
-the press that asked). Timers are not stored: a restarted bot derives them again from each
-table's state (``Service.resume``).
+the press that asked). A table's timers are :class:`Job` objects — data, run by the part
+that registered their kind — so that with several processes (:class:`StoredTimers`) they can
+be stored as rows and fired by whichever process claims them. One process does not store
+them: a restarted bot derives them again from each table's state (``bot.compose.resume``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .coord import PgCoord
 
 log = logging.getLogger("gouji.timers")
+CLAIM_EVERY_S = 0.25  # how often a process looks for due timers (besides its own, on time)
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a timer does, as data: a kind registered by a part (:meth:`LoopTimers.on`), the
+    table and JSON-able arguments (the version it was set at…)."""
+
+    kind: str
+    table_id: int
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+Runner = Callable[[Job], Awaitable[None]]
 
 
 class LoopTimers:
@@ -24,12 +46,24 @@ class LoopTimers:
         self._running: set[asyncio.Task[None]] = set()
         self._background: set[str] = set()  # names whose running jobs a close cancels
         self._closed = False
+        self._runners: dict[str, Runner] = {}
+
+    def on(self, kind: str, runner: Runner) -> None:
+        """Jobs of ``kind`` are run by ``runner``."""
+        self._runners[kind] = runner
+
+    def runnable(self, job: Job) -> Callable[[], Awaitable[None]]:
+        runner = self._runners[job.kind]
+        return lambda: runner(job)
+
+    async def flush(self) -> None:
+        """Nothing to store: this process's timers are its own."""
 
     def schedule(
         self,
         name: str,
         delay: float,
-        job: Callable[[], Awaitable[None]],
+        job: Job | Callable[[], Awaitable[None]],
         background: bool = False,
     ) -> None:
         """Run ``job`` in ``delay`` seconds, instead of whatever ``name`` was set to run.
@@ -41,7 +75,8 @@ class LoopTimers:
         if background:
             self._background.add(name)
         loop = asyncio.get_running_loop()
-        self._handles[name] = loop.call_later(max(0.0, delay), self._fire, name, job)
+        run = self.runnable(job) if isinstance(job, Job) else job
+        self._handles[name] = loop.call_later(max(0.0, delay), self._fire, name, run)
 
     def cancel(self, name: str) -> None:
         """``name`` will not run (a job already running goes on to its end)."""
@@ -87,3 +122,114 @@ class LoopTimers:
             await job()
         except Exception:
             log.exception("timer %s failed", name)
+
+
+class StoredTimers(LoopTimers):
+    """Several processes on one database: a table's timers (:class:`Job`) are rows with a due
+    time (bot.coord); each process claims the due ones nobody alive holds, one at a time
+    (``FOR UPDATE SKIP LOCKED``), runs them and deletes them, so each fires once, and a dead
+    process's fire in another. What is set and cancelled while a table is held is stored when
+    its tenure ends (:meth:`flush`, before the table's lock is let go: timers change in the
+    table's order). A job that is not a :class:`Job` (a 复盘) stays this process's own."""
+
+    def __init__(self, coord: PgCoord) -> None:
+        super().__init__()
+        self.coord = coord
+        self._puts: dict[str, Job] = {}
+        self._dues: dict[str, float] = {}
+        self._drops: set[str] = set()
+        self._poke = asyncio.Event()
+        self._claiming: asyncio.Task[None] | None = None
+        self.fired = 0  # stored timers this process ran
+
+    def schedule(
+        self,
+        name: str,
+        delay: float,
+        job: Job | Callable[[], Awaitable[None]],
+        background: bool = False,
+    ) -> None:
+        if not isinstance(job, Job):
+            super().schedule(name, delay, job, background)
+            return
+        super().cancel(name)
+        if self._closed:
+            return
+        self._drops.discard(name)
+        self._puts[name] = job
+        self._dues[name] = time.time() + max(0.0, delay)
+        loop = asyncio.get_running_loop()
+        loop.call_later(max(0.0, delay) + 0.005, self._poke.set)  # claimed on time
+        self._poke.set()  # stored soon, even out of a table's tenure
+
+    def cancel(self, name: str) -> None:
+        super().cancel(name)
+        if self._puts.pop(name, None) is not None:
+            self._dues.pop(name, None)
+        self._drops.add(name)
+
+    async def flush(self) -> None:
+        puts, dues, drops = self._puts, self._dues, self._drops
+        if not puts and not drops:
+            return
+        self._puts, self._dues, self._drops = {}, {}, set()
+        rows = [(n, j.table_id, j.kind, j.args, dues[n]) for n, j in puts.items()]
+        try:
+            await self.coord.put_timers(rows, sorted(drops))
+        except BaseException:
+            for n, j in puts.items():  # kept for the next flush, unless changed meanwhile
+                if n not in self._puts and n not in self._drops:
+                    self._puts[n], self._dues[n] = j, dues[n]
+            self._drops |= {n for n in drops if n not in self._puts}
+            raise
+
+    def start(self) -> None:
+        self._claiming = asyncio.get_running_loop().create_task(self._claim(), name="timers")
+
+    def pending(self) -> list[str]:
+        return sorted({*super().pending(), *self._puts})
+
+    async def _claim(self) -> None:
+        while not self._closed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._poke.wait(), CLAIM_EVERY_S)
+            self._poke.clear()
+            try:
+                await self.flush()
+                due = await self.coord.claim_timers()
+            except Exception:
+                log.exception("timers: the database is away; trying again")
+                await asyncio.sleep(CLAIM_EVERY_S)
+                continue
+            for row in due:
+                job = Job(row.kind, row.table_id, row.args)
+                if job.kind not in self._runners:
+                    log.error("timer %s of an unknown kind %s", row.name, job.kind)
+                    continue
+                self._fire(row.name, self._stored_run(job, row.name, row.due_at))
+
+    def _stored_run(self, job: Job, name: str, due_at: float) -> Callable[[], Awaitable[None]]:
+        run = self.runnable(job)
+
+        async def go() -> None:
+            try:
+                await run()
+            finally:
+                self.fired += 1
+                try:
+                    await self.coord.timer_done(name, due_at)
+                except Exception:  # the database is away: it is claimed again when found dead
+                    log.exception("timer %s not marked done", name)
+
+        return go
+
+    async def close(self, timeout: float = 10.0) -> None:
+        self._closed = True
+        if self._claiming is not None:
+            self._claiming.cancel()
+            await asyncio.gather(self._claiming, return_exceptions=True)
+        await super().close(timeout)
+        try:
+            await self.flush()
+        except Exception:
+            log.exception("timers set at the stop were not stored")

@@ -46,7 +46,7 @@ class Slots:
     def __init__(self, ids: dict[Slot, int]) -> None:
         self.ids = ids
 
-    def slot_id(self, slot: Slot) -> int | None:
+    async def slot_id(self, slot: Slot) -> int | None:
         return self.ids.get(slot)
 
     async def slot_sent(self, slot: Slot, message_id: int) -> None:

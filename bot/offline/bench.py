@@ -126,6 +126,12 @@ class _NoOutput:
     def cancel(self, name: str) -> None:
         return None
 
+    def on(self, kind: str, runner: object) -> None:
+        return None
+
+    async def flush(self) -> None:
+        return None
+
 
 async def state_kb_per_table(db: str) -> float:
     """What the bot holds in memory for one table (its state, match, transcript), measured with

@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from ..timers import LoopTimers
+from ..timers import Job, LoopTimers
 
-Job = Callable[[], Awaitable[None]]
+Run = Callable[[], Awaitable[None]]
 
 
 class ManualTimers(LoopTimers):
@@ -18,14 +18,17 @@ class ManualTimers(LoopTimers):
     def __init__(self) -> None:
         super().__init__()
         self.now = 0.0  # seconds on the manual clock
-        self._later: dict[str, tuple[float, Job]] = {}
+        self._later: dict[str, tuple[float, Run]] = {}
 
-    def schedule(self, name: str, delay: float, job: Job, background: bool = False) -> None:
+    def schedule(self, name: str, delay: float, job: Job | Run, background: bool = False) -> None:
         self.cancel(name)
         if delay <= 0:
             super().schedule(name, 0.0, job, background)
         elif not self._closed:
-            self._later[name] = (self.now + delay, job)
+            self._later[name] = (
+                self.now + delay,
+                self.runnable(job) if isinstance(job, Job) else job,
+            )
 
     def cancel(self, name: str) -> None:
         super().cancel(name)

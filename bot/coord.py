@@ -1,0 +1,325 @@
+"""Several bot processes on one PostgreSQL database (issue "beyond one machine"): what they
+agree on through it, so that any process may take any update.
+
+- **Who is alive**: each process beats in ``procs`` every :data:`BEAT_S`; one silent for
+  :data:`DEAD_S` is dead, and what it held (tables last written, timers claimed, outbox
+  messages, chats being delivered) is taken over by the others.
+- **One table, one writer at a time**: a session advisory lock per table, on a connection of
+  its own (a dead process's connection closes, and its locks go with it), and under it the
+  stored ``rev`` compared with the copy in memory (:meth:`bot.tables.Tables.locked`).
+- **Timers** are rows with a due time, claimed with ``FOR UPDATE SKIP LOCKED``: one process
+  fires each (:class:`bot.timers.StoredTimers`).
+- **A chat's messages** are delivered by one process at a time: a lease row per chat, which
+  also keeps when its last call went out (its pace) and which revision of each kept message
+  it shows (an older edit never overwrites a newer one).
+- **Telegram's budget** of calls a second is one for all processes: a shared next-free time.
+
+:class:`Solo` is the one-process case (SQLite): nothing to agree on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+
+from .pg_storage import PostgresStorage, numbered
+
+log = logging.getLogger("gouji.coord")
+BEAT_S = 1.0  # a process's heartbeat
+DEAD_S = 4.0  # silent this long: dead, its work taken over
+
+
+@dataclass
+class Lease:
+    """A chat's delivery, held by this process: when the chat's last call went out (epoch s)
+    and the revision each of its kept messages shows (slot key → rev)."""
+
+    chat_id: int
+    last_at: float
+    shown: dict[str, int] = field(default_factory=dict)
+    fresh: bool = False  # another process delivered to the chat since this one did
+
+
+@dataclass(frozen=True)
+class TimerRow:
+    name: str
+    table_id: int
+    kind: str
+    args: dict[str, Any]
+    due_at: float
+
+
+class Solo:
+    """One process: every lock is the process's own, nothing is shared."""
+
+    shared = False
+    proc_id = "solo"
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+
+class PgCoord:
+    """The processes' agreements, in the PostgreSQL database of ``storage``."""
+
+    shared = True
+
+    def __init__(self, storage: PostgresStorage, lock_pool_size: int = 16) -> None:
+        self.storage = storage
+        host = socket.gethostname()[:20]
+        name = os.environ.get("GOUJI_PROCESS", "")
+        self.proc_id = f"{host}:{os.getpid()}:{name}:{uuid.uuid4().hex[:6]}"
+        self.lock_pool_size = lock_pool_size
+        self._locks: asyncpg.Pool | None = None  # connections holding table locks
+        self._beat: asyncio.Task[None] | None = None
+        self.last_beat = 0.0
+
+    # -- life -----------------------------------------------------------------------------------
+    async def start(self) -> None:
+        self.storage.owner = self.proc_id
+        self._locks = await asyncpg.create_pool(
+            self.storage.url, min_size=1, max_size=self.lock_pool_size
+        )
+        await self.beat()
+        self._beat = asyncio.get_running_loop().create_task(self._beating(), name="beat")
+        log.info("process %s joined", self.proc_id)
+
+    async def _beating(self) -> None:
+        while True:
+            await asyncio.sleep(BEAT_S)
+            try:
+                await self.beat()
+            except Exception:  # the database is away a moment: the next beat tries again
+                log.exception("heartbeat failed")
+
+    async def beat(self) -> None:
+        await self._exec(
+            "INSERT INTO procs (proc_id, beat_at) VALUES (?, ?)"
+            " ON CONFLICT (proc_id) DO UPDATE SET beat_at = excluded.beat_at",
+            self.proc_id,
+            time.time(),
+        )
+        self.last_beat = time.time()
+
+    async def stop(self) -> None:
+        """A clean stop (after the sender drained and the timers ended): what this process
+        held is free for the others at once, without waiting for it to be found dead."""
+        if self._beat is not None:
+            self._beat.cancel()
+        me = self.proc_id
+        try:
+            async with self.storage._unit() as tx:
+                await tx.execute("UPDATE game_tables SET writer = NULL WHERE writer = ?", (me,))
+                await tx.execute("UPDATE timers SET owner = NULL WHERE owner = ?", (me,))
+                await tx.execute("UPDATE outbox SET owner = NULL WHERE owner = ?", (me,))
+                await tx.execute("UPDATE deliveries SET owner = NULL WHERE owner = ?", (me,))
+                await tx.execute("DELETE FROM procs WHERE proc_id = ?", (me,))
+        except Exception:
+            log.exception("could not hand over at stop (the others take over in %.0f s)", DEAD_S)
+        if self._locks is not None:
+            await self._locks.close()
+            self._locks = None
+        log.info("process %s left", me)
+
+    # -- tables ---------------------------------------------------------------------------------
+    @asynccontextmanager
+    async def table_lock(self, table_id: int) -> AsyncIterator[int | None]:
+        """The table's lock across processes, held until the block ends; yields the table's
+        stored rev (None: no such table)."""
+        assert self._locks is not None, "not started"
+        async with self._locks.acquire() as conn:
+            await conn.execute("SELECT pg_advisory_lock($1)", table_id)
+            try:
+                rev = await conn.fetchval(
+                    "SELECT rev FROM game_tables WHERE table_id = $1", table_id
+                )
+                yield None if rev is None else int(rev)
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock($1)", table_id)
+
+    async def try_table_lock(self, table_id: int) -> asyncpg.pool.PoolConnectionProxy[Any] | None:
+        """The table's lock if nobody holds it (its connection: :meth:`unlock` frees it)."""
+        assert self._locks is not None, "not started"
+        conn = await self._locks.acquire()
+        if await conn.fetchval("SELECT pg_try_advisory_lock($1)", table_id):
+            return conn
+        await self._locks.release(conn)
+        return None
+
+    async def unlock(self, table_id: int, conn: asyncpg.pool.PoolConnectionProxy[Any]) -> None:
+        assert self._locks is not None
+        try:
+            await conn.execute("SELECT pg_advisory_unlock($1)", table_id)
+        finally:
+            await self._locks.release(conn)
+
+    async def orphans(self) -> list[int]:
+        """Open tables last written by a process that is dead: what it was about to show (and
+        the timers it had not stored) are lost with it, so another process resumes them."""
+        rows = await self._rows(
+            "SELECT table_id FROM game_tables WHERE status IN ('lobby', 'playing')"
+            " AND writer IS NOT NULL AND writer NOT IN"
+            " (SELECT proc_id FROM procs WHERE beat_at > ?) ORDER BY table_id",
+            time.time() - DEAD_S,
+        )
+        return [int(r[0]) for r in rows]
+
+    async def writer(self, table_id: int) -> str | None:
+        rows = await self._rows("SELECT writer FROM game_tables WHERE table_id = ?", table_id)
+        return rows[0][0] if rows else None
+
+    async def changed_since(self, since: float) -> list[tuple[int, int]]:
+        """Open tables saved since ``since`` (epoch s): (table id, rev)."""
+        rows = await self._rows(
+            "SELECT table_id, rev FROM game_tables WHERE updated_at >= ?"
+            " AND status IN ('lobby', 'playing', 'over')",
+            since,
+        )
+        return [(int(r[0]), int(r[1])) for r in rows]
+
+    # -- timers ---------------------------------------------------------------------------------
+    async def put_timers(
+        self, puts: list[tuple[str, int, str, dict[str, Any], float]], drops: list[str]
+    ) -> None:
+        """Timers set (name, table, kind, args, due) and cancelled (names), in one transaction;
+        a timer set again is free to be claimed again."""
+        async with self.storage._unit() as tx:
+            if drops:
+                await tx.executemany("DELETE FROM timers WHERE name = ?", [(n,) for n in drops])
+            if puts:
+                await tx.executemany(
+                    "INSERT INTO timers (name, table_id, kind, args, due_at, owner)"
+                    " VALUES (?, ?, ?, ?, ?, NULL) ON CONFLICT (name) DO UPDATE SET"
+                    " table_id = excluded.table_id, kind = excluded.kind,"
+                    " args = excluded.args, due_at = excluded.due_at, owner = NULL",
+                    [(n, tid, k, json.dumps(a), due) for n, tid, k, a, due in puts],
+                )
+
+    async def claim_timers(self, limit: int = 32) -> list[TimerRow]:
+        """Due timers nobody alive has claimed, now this process's (each claimed by one)."""
+        now = time.time()
+        async with self.storage._unit() as tx:
+            rows = await tx.fetch(
+                "SELECT name, table_id, kind, args, due_at FROM timers WHERE due_at <= ?"
+                " AND (owner IS NULL OR owner NOT IN"
+                " (SELECT proc_id FROM procs WHERE beat_at > ?))"
+                " ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED",
+                (now, now - DEAD_S, limit),
+            )
+            if rows:
+                await tx.executemany(
+                    "UPDATE timers SET owner = ? WHERE name = ?",
+                    [(self.proc_id, r[0]) for r in rows],
+                )
+        return [TimerRow(r[0], int(r[1]), r[2], json.loads(r[3]), float(r[4])) for r in rows]
+
+    async def timer_done(self, name: str, due_at: float) -> None:
+        """A claimed timer has run (one set again meanwhile stays)."""
+        await self._exec(
+            "DELETE FROM timers WHERE name = ? AND due_at = ? AND owner = ?",
+            name,
+            due_at,
+            self.proc_id,
+        )
+
+    async def next_due(self) -> float | None:
+        rows = await self._rows("SELECT min(due_at) FROM timers")
+        return None if not rows or rows[0][0] is None else float(rows[0][0])
+
+    # -- the outbox -----------------------------------------------------------------------------
+    async def adopt_outbox(self) -> list[tuple[int, bytes]]:
+        """Messages stored by a process that died (or stopped) before delivering them: now
+        this one's to deliver, oldest first."""
+        rows = await self._rows(
+            "UPDATE outbox SET owner = ? WHERE outbox_id IN (SELECT outbox_id FROM outbox"
+            " WHERE owner IS NULL OR owner NOT IN (SELECT proc_id FROM procs WHERE beat_at > ?)"
+            " FOR UPDATE SKIP LOCKED) RETURNING outbox_id, message",
+            self.proc_id,
+            time.time() - DEAD_S,
+            write=True,
+        )
+        return sorted((int(r[0]), bytes(r[1])) for r in rows)
+
+    # -- chats' deliveries ----------------------------------------------------------------------
+    async def lease(self, chat_id: int) -> Lease | None:
+        """The chat's delivery for this process, unless a live one holds it."""
+        now = time.time()
+        rows = await self._rows(
+            "WITH old AS (SELECT holder FROM deliveries WHERE chat_id = ?)"
+            " INSERT INTO deliveries (chat_id, owner, holder, last_at, shown)"
+            " VALUES (?, ?, ?, 0, '{}') ON CONFLICT (chat_id) DO UPDATE"
+            " SET owner = excluded.owner, holder = excluded.owner"
+            " WHERE deliveries.owner IS NULL OR deliveries.owner = excluded.owner"
+            " OR deliveries.owner NOT IN (SELECT proc_id FROM procs WHERE beat_at > ?)"
+            " RETURNING last_at, shown, (SELECT holder FROM old)",
+            chat_id,
+            chat_id,
+            self.proc_id,
+            self.proc_id,
+            now - DEAD_S,
+            write=True,
+        )
+        if not rows:
+            return None
+        last_at, shown, before = rows[0]
+        raw = json.loads(shown)
+        revs = raw if isinstance(raw, dict) else {}
+        fresh = before != self.proc_id  # another process may have changed what it shows
+        return Lease(chat_id, float(last_at), {str(k): int(v) for k, v in revs.items()}, fresh)
+
+    async def release(self, lease: Lease) -> None:
+        """The chat's delivery given back, with its pace and what its messages show."""
+        await self._exec(
+            "UPDATE deliveries SET owner = NULL, last_at = ?, shown = ?"
+            " WHERE chat_id = ? AND owner = ?",
+            lease.last_at,
+            json.dumps(lease.shown),
+            lease.chat_id,
+            self.proc_id,
+        )
+
+    async def pace(self, interval: float) -> float:
+        """A turn in the bot's budget of calls over all processes: when it is (epoch s)."""
+        now = time.time()
+        rows = await self._rows(
+            "INSERT INTO pace (name, next_at) VALUES ('bot', ?) ON CONFLICT (name) DO UPDATE"
+            " SET next_at = greatest(pace.next_at, excluded.next_at - ?) + ? RETURNING next_at",
+            now + interval,
+            interval,
+            interval,
+            write=True,
+        )
+        return float(rows[0][0]) - interval
+
+    # -- plumbing -------------------------------------------------------------------------------
+    async def _rows(self, sql: str, *args: Any, write: bool = False) -> list[tuple[Any, ...]]:
+        async with self.storage._unit(write=write) as tx:
+            return await tx.fetch(sql, args)
+
+    async def _exec(self, sql: str, *args: Any) -> None:
+        async with self.storage._unit() as tx:
+            await tx.execute(sql, args)
+
+
+def coord_for(storage: object) -> Solo | PgCoord:
+    """Shared agreements on PostgreSQL (any number of processes), none on SQLite (one)."""
+    if isinstance(storage, PostgresStorage):
+        return PgCoord(storage)
+    return Solo()
+
+
+__all__ = ["BEAT_S", "DEAD_S", "Lease", "PgCoord", "Solo", "TimerRow", "coord_for", "numbered"]
