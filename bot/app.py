@@ -41,14 +41,16 @@ from renderers import clean_name, t
 
 from . import storage as S
 from .activity import TrackedUpdates
-from .compose import Parts, compose, resume
+from .compose import Parts, compose, resume, resume_shared
+from .coord import PgCoord, coord_for
 from .health import HEARTBEAT_EVERY, Heartbeat
 from .logs import protect
 from .request import AiohttpRequest
 from .router import Command, CommandCall, Members, Where
 from .sender import Pacing, Sender
 from .tables import Config, UserInfo
-from .timers import LoopTimers
+from .takeover import Takeover
+from .timers import LoopTimers, StoredTimers
 from .workers import Workers
 
 log = logging.getLogger("gouji.app")
@@ -69,6 +71,7 @@ class Runtime:
     workers: Workers
     timers: LoopTimers
     updates: TrackedUpdates
+    takeover: Takeover | None = None  # several processes: what dead ones leave
 
     @property
     def storage(self) -> S.Storage:
@@ -280,8 +283,10 @@ def build_app(
     # never a pause of every call (PTB's AIORateLimiter pauses them all, answers included)
     workers = Workers(processes)
     sender = Sender(app.bot, pacing or Pacing.telegram(), workers)
-    timers = timers or LoopTimers()
-    parts = compose(storage, sender, timers, cfg, workers)
+    coord = coord_for(storage)  # several processes share a PostgreSQL database
+    if timers is None:
+        timers = StoredTimers(coord) if isinstance(coord, PgCoord) else LoopTimers()
+    parts = compose(storage, sender, timers, cfg, workers, coord)
 
     async def refused(chat_id: int) -> None:
         if chat_id > 0:  # a player blocked the bot
@@ -289,8 +294,9 @@ def build_app(
         else:  # 403 in a group: the bot is no longer in it, even if that update was not seen
             await parts.tables.bot_removed(chat_id)
 
-    sender.bind(parts.tables, refused, storage, parts.tables.chat_migrated, storage)
-    app.bot_data.rt = Runtime(parts, sender, workers, timers, updates)
+    sender.bind(parts.tables, refused, storage, parts.tables.chat_migrated, storage, coord)
+    takeover = Takeover(parts, coord) if isinstance(coord, PgCoord) else None
+    app.bot_data.rt = Runtime(parts, sender, workers, timers, updates, takeover)
     if webhook and heartbeat is not None:
         app.bot_data.heartbeat = heartbeat
     # every command of every part (the router's table), then buttons and chat changes
@@ -316,6 +322,16 @@ async def post_init(app: GoujiApp) -> None:
     await _set_commands(app)
     if app.bot_data.heartbeat is not None:
         app.bot_data.tasks.append(asyncio.create_task(_beat(app.bot_data.heartbeat)))
+    coord = rt.parts.tables.coord
+    if isinstance(coord, PgCoord):  # one of several processes: take part, take over the dead
+        await coord.start()
+        n = await resume_shared(rt.parts)
+        if isinstance(rt.timers, StoredTimers):
+            rt.timers.start()
+        if rt.takeover is not None:
+            rt.takeover.start()
+        log.info("ready as @%s, process %s; %d table(s) loaded", me.username, coord.proc_id, n)
+        return
     n = await resume(rt.parts)
     log.info("ready as @%s; %d table(s) resumed", me.username, n)
 
@@ -333,6 +349,8 @@ async def post_shutdown(app: GoujiApp) -> None:
     rt = app.bot_data.rt
     if rt is None:
         return
+    if rt.takeover is not None:
+        await rt.takeover.stop()
     await rt.timers.close()  # an AI step under way ends (and is stored) before the rest
     try:
         await rt.sender.drain(timeout=5.0)
@@ -340,6 +358,7 @@ async def post_shutdown(app: GoujiApp) -> None:
         log.warning("shutting down with %d message(s) unsent", rt.sender.pending())
     await rt.sender.close()
     rt.workers.close()
+    await rt.parts.tables.coord.stop()  # what it held is the others' at once
     await rt.storage.close()
 
 

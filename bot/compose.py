@@ -11,6 +11,7 @@ from . import storage as S
 from .absence import Absence
 from .budget import Budgets
 from .chat_settings import SettingsMenu
+from .coord import PgCoord, Solo
 from .game_end import GameEnd
 from .lobby import Lobby
 from .model import TableStatus
@@ -37,9 +38,14 @@ class Parts:
 
 
 def compose(
-    storage: S.Storage, sender: Poster, timers: Scheduler, cfg: Config, workers: Workers
+    storage: S.Storage,
+    sender: Poster,
+    timers: Scheduler,
+    cfg: Config,
+    workers: Workers,
+    coord: Solo | PgCoord | None = None,
 ) -> Parts:
-    tables = Tables(storage, sender, timers, cfg)
+    tables = Tables(storage, sender, timers, cfg, coord)
     router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate))
     play = Play(tables, workers)
     absence = Absence(tables, play)
@@ -70,4 +76,14 @@ async def resume(parts: Parts) -> int:
             else:
                 parts.play.resumed(table)
     await parts.game_end.resumed(tables)  # facts a kill left unstored, 复盘 not yet posted
+    return len(tables)
+
+
+async def resume_shared(parts: Parts) -> int:
+    """One of several processes starts: the unfinished tables loaded (to answer at once; each
+    is checked against storage whenever it is held), finished games' facts and 复盘 as after a
+    restart. Nothing is sent: a table whose last writer died is resumed by the takeover
+    (bot.takeover), whichever process finds it first; the outbox likewise."""
+    tables = await parts.tables.restore()
+    await parts.game_end.resumed(tables)
     return len(tables)

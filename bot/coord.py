@@ -178,6 +178,12 @@ class PgCoord:
         )
         return [int(r[0]) for r in rows]
 
+    async def alive(self, proc_id: str) -> bool:
+        rows = await self._rows(
+            "SELECT 1 FROM procs WHERE proc_id = ? AND beat_at > ?", proc_id, time.time() - DEAD_S
+        )
+        return bool(rows)
+
     async def writer(self, table_id: int) -> str | None:
         rows = await self._rows("SELECT writer FROM game_tables WHERE table_id = ?", table_id)
         return rows[0][0] if rows else None

@@ -35,6 +35,7 @@ from telegram.error import (
 
 from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
 
+from .coord import Lease, PgCoord, Solo
 from .keyboards import Keyboard
 from .media import send_media
 from .outbox import Out, Slot
@@ -127,6 +128,27 @@ class Pace:
             await asyncio.sleep(wait)
 
 
+class SharedPace(Pace):
+    """:class:`Pace` over all processes of the bot (bot.coord): their calls together stay
+    within the bot's budget."""
+
+    def __init__(self, coord: PgCoord, per_s: float, burst: int = 5) -> None:
+        super().__init__(per_s, burst)
+        self.coord = coord
+
+    async def turn(self) -> None:
+        if not self.interval:
+            return
+        at = await self.coord.pace(self.interval)
+        wait = at - time.time() - self.burst * self.interval
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+
+def slot_key(slot: Slot) -> str:
+    return f"{slot.table}:{slot.kind}:{slot.index}"
+
+
 @dataclass
 class _Chat:
     # when the last call to this chat went out: at first, when the sender started, as a process
@@ -134,6 +156,7 @@ class _Chat:
     last: float
     queue: deque[Out] = field(default_factory=deque)
     worker: asyncio.Task[None] | None = None
+    lease: Lease | None = None  # several processes: this one delivers to the chat now
 
 
 class SlotStore(Protocol):
@@ -212,11 +235,14 @@ class Sender:
         self.pace = Pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats together
         self._chats: dict[int, _Chat] = {}
         self._shown: dict[Slot, _Shown] = {}
+        self._slot_chat: dict[Slot, int] = {}  # the chat of each slot delivered
         self._idle = asyncio.Event()
         self._idle.set()
         self._delivering = 0  # messages taken from a queue and not yet delivered
         self.calls = 0
         self.errors = 0
+        self.coord: Solo | PgCoord = Solo()
+        self.stale = 0  # several processes: older contents another process had replaced
 
     def bind(
         self,
@@ -225,6 +251,7 @@ class Sender:
         uploads: UploadStore | None = None,
         on_migrated: Callable[[int, int], Awaitable[None]] | None = None,
         outbox: OutboxStore | None = None,
+        coord: Solo | PgCoord | None = None,
     ) -> None:
         """Slots' message ids are kept by ``slots``; a chat answering 403 is reported to
         ``on_refused`` (a private chat: the player blocked the bot; a group: it left); the
@@ -238,6 +265,9 @@ class Sender:
             self.outbox = outbox
         if on_migrated is not None:
             self.on_migrated = on_migrated
+        if isinstance(coord, PgCoord):  # several processes: one budget, one deliverer a chat
+            self.coord = coord
+            self.pace = SharedPace(coord, self.pacing.overall_per_s, self.pacing.burst)
 
     # -- posting -------------------------------------------------------------------------------
     def post(self, out: Out) -> None:
@@ -301,38 +331,79 @@ class Sender:
     async def _run(self, chat_id: int, chat: _Chat) -> None:
         try:
             while chat.queue:
-                pace = self.pacing.interval(chat_id)
-                if pace > 0:
-                    wait = chat.last + pace - time.monotonic()
-                    if wait > 0:
-                        await asyncio.sleep(wait)  # newer updates coalesce meanwhile
-                await self.pace.turn()  # and meanwhile too
-                if not chat.queue:
-                    break
-                out = chat.queue.popleft()
-                self._delivering += 1
+                if isinstance(self.coord, PgCoord):
+                    await self._lease(chat_id, chat, self.coord)
                 try:
-                    await self._deliver(out)
-                except Exception:  # one bad message never stops a chat's queue
-                    self.errors += 1
-                    log.exception("could not deliver to chat %d", chat_id)
+                    await self._send_queue(chat_id, chat)
                 finally:
-                    self._delivering -= 1
-                chat.last = time.monotonic()
-                new_id = self._moved.pop(chat_id, None)
-                if new_id is not None:
-                    await self._follow(chat_id, new_id, [out, *chat.queue])
-                    chat.queue.clear()
-                elif out.outbox_id is not None:
-                    # delivered, or never deliverable (refused, malformed): out of the outbox.
-                    # A kill during the call itself leaves it there: sent again after the
-                    # restart (the one case where a message may arrive twice)
-                    await self._forget(out.outbox_id)
+                    if chat.lease is not None:
+                        lease, chat.lease = chat.lease, None
+                        lease.last_at = time.time() - (time.monotonic() - chat.last)
+                        assert isinstance(self.coord, PgCoord)
+                        await self.coord.release(lease)
         finally:
             # idle once no chat has a message waiting or on its way (another chat's worker may
             # still be delivering the last message it took)
             if not self._delivering and all(not c.queue for c in self._chats.values()):
                 self._idle.set()
+
+    async def _lease(self, chat_id: int, chat: _Chat, coord: PgCoord) -> None:
+        """Several processes: wait until this one delivers to the chat (one at a time, so
+        that each message ends with its newest content); the chat's pace goes on from the
+        last call any process made to it."""
+        while (lease := await coord.lease(chat_id)) is None:
+            await asyncio.sleep(0.05)
+        chat.lease = lease
+        chat.last = max(chat.last, time.monotonic() - (time.time() - lease.last_at))
+        if lease.fresh:  # another process may have changed what the chat's messages show
+            for slot in [k for k, c in self._slot_chat.items() if c == chat_id]:
+                self._shown.pop(slot, None)
+                self._pictures.pop(slot, None)
+
+    async def _send_queue(self, chat_id: int, chat: _Chat) -> None:
+        while chat.queue:
+            pace = self.pacing.interval(chat_id)
+            if pace > 0:
+                wait = chat.last + pace - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)  # newer updates coalesce meanwhile
+            await self.pace.turn()  # and meanwhile too
+            if not chat.queue:
+                break
+            out = chat.queue.popleft()
+            self._delivering += 1
+            try:
+                if self._outdated(chat, out):
+                    self.stale += 1
+                else:
+                    await self._deliver(out)
+            except Exception:  # one bad message never stops a chat's queue
+                self.errors += 1
+                log.exception("could not deliver to chat %d", chat_id)
+            finally:
+                self._delivering -= 1
+            chat.last = time.monotonic()
+            new_id = self._moved.pop(chat_id, None)
+            if new_id is not None:
+                await self._follow(chat_id, new_id, [out, *chat.queue])
+                chat.queue.clear()
+            elif out.outbox_id is not None:
+                # delivered, or never deliverable (refused, malformed): out of the outbox.
+                # A kill during the call itself leaves it there: sent again after the
+                # restart (the one case where a message may arrive twice)
+                await self._forget(out.outbox_id)
+
+    @staticmethod
+    def _outdated(chat: _Chat, out: Out) -> bool:
+        """Several processes: a kept message's content older than what another process put
+        in place (its table's rev) is not sent; a newer one is remembered."""
+        if chat.lease is None or out.slot is None or not out.rev:
+            return False
+        key = slot_key(out.slot)
+        if chat.lease.shown.get(key, 0) > out.rev:
+            return True
+        chat.lease.shown[key] = out.rev
+        return False
 
     async def _forget(self, outbox_id: int) -> None:
         try:
@@ -357,6 +428,8 @@ class Sender:
             await self._edit_message(out, out.message_id)
             return
         slot = out.slot
+        if slot is not None:
+            self._slot_chat[slot] = out.chat_id
         msg_id = None if slot is None or out.new else await self.slots.slot_id(slot)
         now = digest(out) if slot is not None else b""  # what a slot's message is to show
         if slot is not None and msg_id is not None:

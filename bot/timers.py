@@ -140,6 +140,7 @@ class StoredTimers(LoopTimers):
         self._drops: set[str] = set()
         self._poke = asyncio.Event()
         self._claiming: asyncio.Task[None] | None = None
+        self._flusher: asyncio.Task[None] | None = None
         self.fired = 0  # stored timers this process ran
 
     def schedule(
@@ -223,8 +224,28 @@ class StoredTimers(LoopTimers):
 
         return go
 
+    async def stop_claiming(self) -> None:
+        """This process still stores the timers it sets, but fires none: the others do."""
+        if self._claiming is not None:
+            self._claiming.cancel()
+            await asyncio.gather(self._claiming, return_exceptions=True)
+            self._claiming = None
+        self._flusher = asyncio.get_running_loop().create_task(self._flushing(), name="flush")
+
+    async def _flushing(self) -> None:
+        while not self._closed:
+            await self._poke.wait()
+            self._poke.clear()
+            try:
+                await self.flush()
+            except Exception:
+                log.exception("timers: the database is away; trying again")
+                await asyncio.sleep(CLAIM_EVERY_S)
+
     async def close(self, timeout: float = 10.0) -> None:
         self._closed = True
+        if self._flusher is not None:
+            self._flusher.cancel()
         if self._claiming is not None:
             self._claiming.cancel()
             await asyncio.gather(self._claiming, return_exceptions=True)
