@@ -41,7 +41,7 @@ async def check(env: Environment) -> list[Line]:
     bot = Bot(env.token, base_url=env.base_url or TELEGRAM, request=AiohttpRequest(2))
     try:
         async with bot:
-            lines.extend(await _bot_lines(bot, server))
+            lines.extend(await _bot_lines(bot, server, env.webhook_url))
     except InvalidToken:  # its message quotes the token: never shown
         lines.append(Line(False, f"{server} refused the token: check TELEGRAM_BOT_TOKEN"))
     except NetworkError as e:
@@ -51,7 +51,7 @@ async def check(env: Environment) -> list[Line]:
     return lines
 
 
-async def _bot_lines(bot: Bot, server: str) -> list[Line]:
+async def _bot_lines(bot: Bot, server: str, webhook_url: str | None) -> list[Line]:
     me = bot.bot
     lines = [Line(True, f"the token works: @{me.username} (id {me.id}) on {server}")]
     lines.append(
@@ -77,6 +77,10 @@ async def _bot_lines(bot: Bot, server: str) -> list[Line]:
     hook = await bot.get_webhook_info()
     lines.append(
         Line(True, "no webhook is set: long polling will get the updates")
+        if not hook.url and not webhook_url
+        else Line(True, f"the webhook is this deployment's ({hook.url})")
+        if hook.url and hook.url == webhook_url
+        else Line(True, "no webhook is set yet: the bot sets TELEGRAM_WEBHOOK_URL when it starts")
         if not hook.url
         else Line(
             False,

@@ -1,5 +1,6 @@
 """Running the bot for real (``python -m bot`` with a token): long polling, or, with
-``TELEGRAM_WEBHOOK_URL`` set, PTB's webhook server checking the secret token of every request.
+``TELEGRAM_WEBHOOK_URL`` set, the bot's webhook (bot.webhook: the secret token of every request
+checked, each update answered once handled).
 What is wrong at start (no token, a token Telegram refuses, a server out of reach, a database
 that cannot be used) ends the process with one sentence saying what to fix and exit code 1 —
 never a traceback, never the token. The offline world (a local Bot API server, simulated
@@ -16,12 +17,13 @@ from urllib.parse import urlsplit
 from telegram import Bot, Update
 from telegram.error import InvalidToken, NetworkError, TelegramError
 
+from . import webhook
 from .app import build_app
 from .environment import Environment
 from .health import Heartbeat, database_problem, heartbeat_path
 from .request import AiohttpRequest
 from .sender import Pacing
-from .storage import StorageError, describe, storage_for
+from .storage import SchemaTooNew, StorageError, describe, storage_for
 from .tables import Config
 
 log = logging.getLogger("gouji")
@@ -75,15 +77,16 @@ def run_polling(env: Environment) -> int:
     if problem is not None:
         return refuse(problem)
     try:
-        if env.webhook_url:  # PTB's webhook server; every request must carry the secret
-            app.run_webhook(
-                listen=env.webhook_listen,
-                port=env.webhook_port,
-                url_path=urlsplit(env.webhook_url).path.lstrip("/"),
-                webhook_url=env.webhook_url,
-                secret_token=env.secret(),
-                allowed_updates=Update.ALL_TYPES,
-                drop_pending_updates=False,
+        if env.webhook_url:  # every request must carry the secret; answered once handled
+            asyncio.run(
+                webhook.serve(
+                    app,
+                    url=env.webhook_url,
+                    path=urlsplit(env.webhook_url).path,
+                    secret=env.secret(),
+                    listen=env.webhook_listen,
+                    port=env.webhook_port,
+                )
             )
         else:
             app.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
@@ -93,6 +96,8 @@ def run_polling(env: Environment) -> int:
         return refuse(
             f"cannot reach {server} ({type(e).__name__}): check the network or TELEGRAM_BASE_URL"
         )
+    except SchemaTooNew as e:  # its sentence names the database without a password
+        return refuse(str(e))
     except StorageError as e:
         return refuse(f"the database {describe(env.db_path)} cannot be used ({type(e).__name__})")
     return 0

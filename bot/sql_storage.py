@@ -410,9 +410,10 @@ class SqlStorage:
         )
         return None if r is None else _table(r)
 
-    async def load_actions(self, table_id: int) -> list[str]:
+    async def load_actions(self, table_id: int, since: int = 0) -> list[str]:
         rows = await self._rows(
-            "SELECT action FROM actions WHERE table_id = ? ORDER BY seq", (table_id,)
+            "SELECT action FROM actions WHERE table_id = ? AND seq >= ? ORDER BY seq",
+            (table_id, since),
         )
         return [r[0] for r in rows]
 

@@ -115,7 +115,9 @@ class Storage(Protocol):
     async def table_for_chat(self, chat_id: int, thread_id: int | None = None) -> TableRow | None:
         """The chat's (topic's) lobby or playing table, if any."""
 
-    async def load_actions(self, table_id: int) -> list[str]: ...
+    async def load_actions(self, table_id: int, since: int = 0) -> list[str]:
+        """A table's actions in order, from number ``since`` on."""
+
     async def unfinished_tables(self) -> list[TableRow]:
         """Lobby and playing tables, and tables whose game ended within ``OVER_KEPT_S`` (their
         再来一局 button carries the match on), oldest first."""

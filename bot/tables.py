@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Protocol, assert_never
 
+from engine.actions import IllegalAction
 from engine.events import Event
 from engine.match import Match
 from engine.matchrecord import FORMAT, BadMatchRecord, parse_entry
@@ -223,6 +224,23 @@ class Tables:
         row = await self.storage.load_table(table.id)
         if row is None:
             return
+        m = table.match
+        if m is not None and row.mem is not None and row.version >= table.version:
+            # the usual case: the actions since this copy's, replayed on it (a whole replay
+            # costs a game's worth of them)
+            try:
+                new = await self.storage.load_actions(table.id, table.version)
+                m.replay_into([parse_entry(e) for e in new])
+                table.take_mem(row.mem)
+            except (BadMatchRecord, IllegalAction, ValueError) as e:
+                log.warning("table %d: caught up by a whole replay (%s)", table.id, e)
+            if m.version == row.version:
+                st = TableState.from_json(row.state)
+                lv = row.state.get("lobby_ver")
+                table.st, table.status, table.version = st, TableStatus(row.status), m.version
+                table.lobby_ver = lv if isinstance(lv, int) else 0
+                table.rev = row.rev
+                return
         fresh = await self.load(row)
         for f in dataclasses.fields(Table):
             if f.name not in ("id", "lock"):

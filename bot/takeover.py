@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from .compose import Parts
 from .coord import PgCoord
@@ -31,6 +32,7 @@ class Takeover:
         self.coord = coord
         self.tables_resumed = 0
         self.messages_adopted = 0
+        self._seen_at = time.time()  # tables saved since then are known here
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -63,6 +65,12 @@ class Takeover:
             sender.post(out)
         for table_id in await self.coord.orphans():
             await self._resume(table_id)
+        # tables opened by the others, known here too (a player's /hand finds them)
+        now = time.time()
+        for table_id, _ in await self.coord.changed_since(self._seen_at - EVERY_S):
+            if self.parts.tables.get(table_id) is None:
+                await self.parts.tables.find(table_id)
+        self._seen_at = now
 
     async def _resume(self, table_id: int) -> None:
         tables = self.parts.tables

@@ -30,7 +30,13 @@ async def test_check_says_what_to_fix(tmp_path: Path) -> None:
         api.world.webhook_url = "https://elsewhere.example/hook"
         code, out = await run_bot(env, "check")
         assert code == 1 and "✗ a webhook is set (https://elsewhere.example/hook)" in out
+        # a webhook deployment's own webhook is as it should be
+        hooked = {**env, "TELEGRAM_WEBHOOK_URL": "https://elsewhere.example/hook"}
+        code, out = await run_bot(hooked, "check")
+        assert code == 0 and "✓ the webhook is this deployment's" in out, out
         api.world.webhook_url = ""
+        code, out = await run_bot(hooked, "check")
+        assert code == 0 and "✓ no webhook is set yet" in out
 
         api.world.can_join_groups = False
         code, out = await run_bot(env, "check")

@@ -15,6 +15,7 @@ from ..sender import Pacing
 from ..storage import storage_for
 from ..tables import Config
 from ..timers import LoopTimers
+from ..webhook import WebhookServer
 from .localapi import LocalBotApi
 
 
@@ -49,13 +50,13 @@ async def local_bot(
         await post_init(app)
         await app.start()
         assert app.updater is not None
-        if webhook:
+        server: WebhookServer | None = None
+        if webhook:  # the bot's own webhook server (bot.webhook), as `python -m bot` runs it
             port = _free_port()
-            await app.updater.start_webhook(
-                listen="127.0.0.1",
-                port=port,
-                url_path="gouji-hook",
-                webhook_url=f"http://127.0.0.1:{port}/gouji-hook",
+            server = WebhookServer(app, "gouji-hook", WEBHOOK_SECRET, "127.0.0.1", port)
+            await server.start()
+            await app.bot.set_webhook(
+                f"http://127.0.0.1:{port}/gouji-hook",
                 secret_token=WEBHOOK_SECRET,
                 allowed_updates=Update.ALL_TYPES,
             )
@@ -65,7 +66,10 @@ async def local_bot(
             yield app
         finally:
             api.release_polls()
-            await app.updater.stop()
+            if server is not None:
+                await server.stop()
+            if app.updater.running:
+                await app.updater.stop()
             await app.stop()
             await post_shutdown(app)
             api.resume_polls()
