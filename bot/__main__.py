@@ -17,6 +17,7 @@ from pathlib import Path
 
 from engine.rules import PRESETS
 
+from . import backup
 from .environment import Environment
 from .health import health
 
@@ -36,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("run", help="the bot for real; refuses to start without a token")
     sub.add_parser("health", help="exit 0 if the running bot is healthy (a HEALTHCHECK)")
     sub.add_parser("check", help="with a real token: is the bot ready to run? (exit 0 if so)")
+    backup.add_parser(sub)
     bp = sub.add_parser("bench", help="N tables at once against a local server; figures")
     bp.add_argument("--tables", type=int, default=200)
     bp.add_argument("--actions", type=int, default=12, help="actions to play at each table")
@@ -69,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return bench(args.tables, args.actions, args.seed, args.db)
     settings = Environment.from_env()
+    if args.command == "backup":
+        return backup.main(settings.db_path, args.dest)
     if args.command == "check":
         from .check import check, ready
 
