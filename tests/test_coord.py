@@ -4,6 +4,7 @@ with two (or three) coordinators on one database, as two processes would hold th
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import AsyncIterator
 
@@ -176,5 +177,5 @@ async def test_a_dead_writer_s_open_tables_are_orphans(two: tuple[PgCoord, PgCoo
 async def test_the_budget_of_calls_is_shared(two: tuple[PgCoord, PgCoord]) -> None:
     a, b = two
     turns = sorted(await asyncio.gather(*(c.pace(0.1) for c in (a, b) * 5)))
-    gaps = [round(y - x, 3) for x, y in zip(turns, turns[1:], strict=False)]
+    gaps = [round(y - x, 3) for x, y in itertools.pairwise(turns)]
     assert all(g >= 0.099 for g in gaps), gaps  # ten turns, a tenth of a second apart
