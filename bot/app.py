@@ -352,13 +352,15 @@ async def post_shutdown(app: GoujiApp) -> None:
     if rt.takeover is not None:
         await rt.takeover.stop()
     await rt.timers.close()  # an AI step under way ends (and is stored) before the rest
+    drained = True
     try:
         await rt.sender.drain(timeout=5.0)
     except TimeoutError:
+        drained = False
         log.warning("shutting down with %d message(s) unsent", rt.sender.pending())
     await rt.sender.close()
     rt.workers.close()
-    await rt.parts.tables.coord.stop()  # what it held is the others' at once
+    await rt.parts.tables.coord.stop(drained)  # what it held is the others' at once
     await rt.storage.close()
 
 

@@ -69,7 +69,7 @@ class Solo:
     async def start(self) -> None:
         return None
 
-    async def stop(self) -> None:
+    async def stop(self, drained: bool = True) -> None:
         return None
 
 
@@ -115,15 +115,18 @@ class PgCoord:
         )
         self.last_beat = time.time()
 
-    async def stop(self) -> None:
-        """A clean stop (after the sender drained and the timers ended): what this process
-        held is free for the others at once, without waiting for it to be found dead."""
+    async def stop(self, drained: bool = True) -> None:
+        """A stop (after the timers ended and the sender drained): what this process held is
+        free for the others at once, without waiting for it to be found dead. ``drained``
+        False: messages were left unsent, so its tables are resumed by the others (their
+        writer is gone) as after a kill."""
         if self._beat is not None:
             self._beat.cancel()
         me = self.proc_id
         try:
             async with self.storage._unit() as tx:
-                await tx.execute("UPDATE game_tables SET writer = NULL WHERE writer = ?", (me,))
+                if drained:
+                    await tx.execute("UPDATE game_tables SET writer = NULL WHERE writer = ?", (me,))
                 await tx.execute("UPDATE timers SET owner = NULL WHERE owner = ?", (me,))
                 await tx.execute("UPDATE outbox SET owner = NULL WHERE owner = ?", (me,))
                 await tx.execute("UPDATE deliveries SET owner = NULL WHERE owner = ?", (me,))

@@ -71,7 +71,9 @@ class Lobby:
             # The table already here is read and kept under its lock: a move that ends its game
             # (or 再来一局 restarting it) changes its status before the save is stored, and the
             # database allows one open table per chat.
-            guard = existing.lock if existing is not None else contextlib.nullcontext()
+            guard = (
+                self.tables.locked(existing) if existing is not None else contextlib.nullcontext()
+            )
             async with guard:
                 await self._open(chat_id, thread_id, user, existing)
 
@@ -86,9 +88,13 @@ class Lobby:
                 self.sender.post(replace(existing.lobby_out(), new=True))
             return
         st = TableState(settings=settings, seed=self.tables.next_seed())
-        row = await self.tables.storage.create_table(
-            S.TableRow(None, chat_id, thread_id, TableStatus.LOBBY, user.id, st.to_json(), 0)
-        )
+        try:
+            row = await self.tables.storage.create_table(
+                S.TableRow(None, chat_id, thread_id, TableStatus.LOBBY, user.id, st.to_json(), 0)
+            )
+        except S.TableExists:  # opened this very moment by another process (several share)
+            self.sender.post(Out(chat_id, t(settings.lang, "bot.already"), None, thread_id))
+            return
         assert row.table_id is not None
         table = Table(row.table_id, chat_id, thread_id, user.id, TableStatus.LOBBY, st)
         self.tables.add(table)
