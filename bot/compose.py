@@ -19,6 +19,7 @@ from .play import Play
 from .router import Router
 from .story import Story
 from .story_storage import StoryStore
+from .table import Table
 from .tables import Config, Poster, Scheduler, Tables
 from .workers import Workers
 
@@ -57,6 +58,14 @@ def compose(
     story = Story(tables, workers, store)
     game_end = GameEnd(tables, workers, store)
     play.game_stored.append(game_end.stored)
+
+    def unsettled(table: Table) -> None:  # several processes: one died halfway through it
+        if table.status == TableStatus.LOBBY:
+            lobby.resumed(table)
+        elif table.status == TableStatus.PLAYING:
+            play.resumed(table)
+
+    tables.unsettled = unsettled
     for part in (play, absence, lobby, settings, story):  # a new part registers here
         part.register(router)
     return Parts(tables, router, play, absence, lobby, settings, story, game_end)

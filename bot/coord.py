@@ -140,17 +140,17 @@ class PgCoord:
 
     # -- tables ---------------------------------------------------------------------------------
     @asynccontextmanager
-    async def table_lock(self, table_id: int) -> AsyncIterator[int | None]:
+    async def table_lock(self, table_id: int) -> AsyncIterator[tuple[int, bool] | None]:
         """The table's lock across processes, held until the block ends; yields the table's
-        stored rev (None: no such table)."""
+        stored rev and whether it is settled (None: no such table)."""
         assert self._locks is not None, "not started"
         async with self._locks.acquire() as conn:
             await conn.execute("SELECT pg_advisory_lock($1)", table_id)
             try:
-                rev = await conn.fetchval(
-                    "SELECT rev FROM game_tables WHERE table_id = $1", table_id
+                row = await conn.fetchrow(
+                    "SELECT rev, settled FROM game_tables WHERE table_id = $1", table_id
                 )
-                yield None if rev is None else int(rev)
+                yield None if row is None else (int(row[0]), bool(row[1]))
             finally:
                 await conn.execute("SELECT pg_advisory_unlock($1)", table_id)
 
@@ -171,12 +171,11 @@ class PgCoord:
             await self._locks.release(conn)
 
     async def orphans(self) -> list[int]:
-        """Open tables last written by a process that is dead: what it was about to show (and
-        the timers it had not stored) are lost with it, so another process resumes them."""
+        """Tables a dead process left unsettled (it stored a change, then died before storing
+        the messages and timers the change caused): another process shows them again."""
         rows = await self._rows(
-            "SELECT table_id FROM game_tables WHERE status IN ('lobby', 'playing')"
-            " AND writer IS NOT NULL AND writer NOT IN"
-            " (SELECT proc_id FROM procs WHERE beat_at > ?) ORDER BY table_id",
+            "SELECT table_id FROM game_tables WHERE settled = 0 AND (writer IS NULL OR writer"
+            " NOT IN (SELECT proc_id FROM procs WHERE beat_at > ?)) ORDER BY table_id",
             time.time() - DEAD_S,
         )
         return [int(r[0]) for r in rows]
@@ -207,16 +206,23 @@ class PgCoord:
         """Timers set (name, table, kind, args, due) and cancelled (names), in one transaction;
         a timer set again is free to be claimed again."""
         async with self.storage._unit() as tx:
-            if drops:
-                await tx.executemany("DELETE FROM timers WHERE name = ?", [(n,) for n in drops])
-            if puts:
-                await tx.executemany(
-                    "INSERT INTO timers (name, table_id, kind, args, due_at, owner)"
-                    " VALUES (?, ?, ?, ?, ?, NULL) ON CONFLICT (name) DO UPDATE SET"
-                    " table_id = excluded.table_id, kind = excluded.kind,"
-                    " args = excluded.args, due_at = excluded.due_at, owner = NULL",
-                    [(n, tid, k, json.dumps(a), due) for n, tid, k, a, due in puts],
-                )
+            await self.write_timers(tx, puts, drops)
+
+    @staticmethod
+    async def write_timers(
+        tx: Any, puts: list[tuple[str, int, str, dict[str, Any], float]], drops: list[str]
+    ) -> None:
+        """:meth:`put_timers` in a unit of work of the caller's (a table's save)."""
+        if drops:
+            await tx.executemany("DELETE FROM timers WHERE name = ?", [(n,) for n in drops])
+        if puts:
+            await tx.executemany(
+                "INSERT INTO timers (name, table_id, kind, args, due_at, owner)"
+                " VALUES (?, ?, ?, ?, ?, NULL) ON CONFLICT (name) DO UPDATE SET"
+                " table_id = excluded.table_id, kind = excluded.kind,"
+                " args = excluded.args, due_at = excluded.due_at, owner = NULL",
+                [(n, tid, k, json.dumps(a), due) for n, tid, k, a, due in puts],
+            )
 
     async def claim_timers(self, limit: int = 32) -> list[TimerRow]:
         """Due timers nobody alive has claimed, now this process's (each claimed by one)."""

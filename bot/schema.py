@@ -96,7 +96,9 @@ CREATE TABLE reviews (
 # Version 5: several processes on one database (bot.coord). A table's `rev` counts its saves
 # (every write compares it: a process never trusts its copy of a table without checking it),
 # `mem` keeps what a table's next press needs besides its state (chosen cards, a hold: pickled),
-# `writer` the process that saved it last. The outbox says each message's chat and the process
+# `writer` the process that saved it last, `settled` 0 from a change's first save until its
+# messages and timers are stored with its last (a process that died between left it unsettled:
+# the next to hold the table shows it again). The outbox says each message's chat and the process
 # delivering it. Processes beat in `procs`; timers are rows with a due time, claimed by one
 # process; a chat's messages are delivered by one process at a time (`deliveries`: its lease,
 # the process holding it, the last one that did, when its last call went out, and which
@@ -106,6 +108,7 @@ _V5 = """
 ALTER TABLE game_tables ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE game_tables ADD COLUMN mem BLOB;
 ALTER TABLE game_tables ADD COLUMN writer TEXT;
+ALTER TABLE game_tables ADD COLUMN settled INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE outbox ADD COLUMN chat_id INTEGER;
 ALTER TABLE outbox ADD COLUMN owner TEXT;
 UPDATE outbox SET chat_id =

@@ -243,6 +243,7 @@ class Sender:
         self.errors = 0
         self.coord: Solo | PgCoord = Solo()
         self.stale = 0  # several processes: older contents another process had replaced
+        self._forgetting: set[asyncio.Task[None]] = set()
 
     def bind(
         self,
@@ -284,6 +285,7 @@ class Sender:
             for i, pending in enumerate(chat.queue):
                 if pending.message_id == out.message_id:
                     chat.queue[i] = out
+                    self._replaced(pending)
                     break
             else:
                 chat.queue.append(out)
@@ -293,11 +295,15 @@ class Sender:
                     # coalesce: only the newest content of a message (a message about to be
                     # sent anew takes that content with it)
                     chat.queue[i] = replace(out, new=pending.new)
+                    self._replaced(pending)
                     break
             else:
                 chat.queue.append(out)
         elif out.slot is not None:  # sent anew: edits still waiting for the old one are moot
             kept = [m for m in chat.queue if m.slot != out.slot]
+            for m in chat.queue:
+                if m.slot == out.slot:
+                    self._replaced(m)
             chat.queue.clear()
             chat.queue.extend(kept)
             chat.queue.append(out)
@@ -306,6 +312,13 @@ class Sender:
         self._idle.clear()
         if chat.worker is None or chat.worker.done():
             chat.worker = asyncio.get_running_loop().create_task(self._run(out.chat_id, chat))
+
+    def _replaced(self, out: Out) -> None:
+        """A waiting message replaced by a newer content: never sent, out of the outbox."""
+        if out.outbox_id is not None:
+            task = asyncio.get_running_loop().create_task(self._forget(out.outbox_id))
+            self._forgetting.add(task)
+            task.add_done_callback(self._forgetting.discard)
 
     async def drain(self, timeout: float = 30.0) -> None:
         """Wait until everything posted so far has been delivered (tests, shutdown)."""

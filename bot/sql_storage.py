@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from types import TracebackType
@@ -101,6 +101,8 @@ class _Save:
     done: asyncio.Future[list[int]]
     rev: int | None  # the stored rev a shared writer expects (None: not compared)
     mem: bytes | None
+    settled: bool
+    also: Callable[[Tx], Awaitable[None]] | None
     started: bool = False  # its batch has begun: it will be stored whole or refused
     dropped: bool = False  # cancelled before its batch began: never written
 
@@ -224,6 +226,7 @@ class SqlStorage:
         new_actions: Sequence[str] = (),
         outbox: Sequence[bytes] = (),
         expect_rev: int | None = None,
+        also: Callable[[Tx], Awaitable[None]] | None = None,
     ) -> list[int]:
         """Stores the row, its new actions and the messages they caused. Saves that arrive
         while another batch is being committed are committed together (group commit): each is
@@ -252,6 +255,8 @@ class SqlStorage:
             asyncio.get_running_loop().create_future(),
             expect_rev,
             row.mem,
+            row.settled,
+            also,
         )
         self._saves.append(save)
         if self._committer is None or self._committer.done():
@@ -357,6 +362,7 @@ class SqlStorage:
                     save.now,
                     save.mem,
                     self.owner,
+                    int(save.settled),
                     save.table_id,
                 )
             )
@@ -364,7 +370,7 @@ class SqlStorage:
         if updates:
             await tx.executemany(
                 "UPDATE game_tables SET status = ?, state = ?, version = ?, updated_at = ?,"
-                " mem = ?, writer = ?, rev = rev + 1 WHERE table_id = ?",
+                " mem = ?, writer = ?, settled = ?, rev = rev + 1 WHERE table_id = ?",
                 updates,
             )
         if actions:
@@ -375,6 +381,8 @@ class SqlStorage:
             if isinstance(outcome, list):  # stored: its messages join the outbox (rare: cheers)
                 for message in save.outbox:
                     outcome.append(await self.put_in_outbox(tx, save.table_id, message, save.now))
+                if save.also is not None:
+                    await save.also(tx)
         return outcomes
 
     async def put_in_outbox(self, tx: Tx, table_id: int, message: bytes, now: float) -> int:

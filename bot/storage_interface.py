@@ -10,7 +10,7 @@ table's opaque `state`; `TableRow.version` counts the stored actions and guards 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -50,6 +50,7 @@ class TableRow:
     updated_at: float = 0.0  # set by the storage
     rev: int = 0  # saves so far (set by the storage); a shared writer's save compares it
     mem: bytes | None = None  # what the table's next press needs besides `state` (opaque)
+    settled: bool = True  # several processes: False while a change is half stored
 
 
 class StorageError(Exception):
@@ -93,6 +94,7 @@ class Storage(Protocol):
         new_actions: Sequence[str] = (),
         outbox: Sequence[bytes] = (),
         expect_rev: int | None = None,
+        also: Callable[[Any], Awaitable[None]] | None = None,
     ) -> list[int]:
         """One transaction: appends `new_actions` as seq `row.version - len(new_actions)` …
         `row.version - 1`, stores status, state and version (chat, thread and opener are fixed
@@ -101,7 +103,9 @@ class Storage(Protocol):
         stored version is `row.version - len(new_actions)`; `TableExists` when reopening beside
         an open table. With `expect_rev` (several processes share the database) the stored
         `rev` must be that too (`VersionConflict` otherwise); every save adds one to it, and
-        stores `row.mem` and the storage's `owner` as the table's last writer."""
+        stores `row.mem`, `row.settled` and the storage's `owner` as the table's last writer;
+        `also` writes more in the same transaction (given the unit of work) when the save is
+        stored (the timers a change sets)."""
 
     async def pending_messages(self) -> list[tuple[int, bytes]]:
         """The outbox: messages stored with their actions and not yet delivered, oldest first

@@ -79,6 +79,7 @@ class Table:
     hold: Hold | None = None  # automatic passes shown at a human pace (bot.hold), if any
     rev: int = 0  # the table's saves so far, as stored (several processes: bot.coord)
     saved_mem: bytes = b""  # mem() as stored last (several processes)
+    changes: int = 0  # saves during the current tenure (several processes)
 
     MEM = ("selection", "hinted", "votes", "confirm", "hold", "note", "lines", "transcript")
 

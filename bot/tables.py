@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from typing import Protocol, assert_never
+from typing import Any, Protocol, assert_never
 
 from engine.actions import IllegalAction
 from engine.events import Event
@@ -31,7 +31,7 @@ from .coord import PgCoord, Solo
 from .model import ChatSettings, TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
 from .table import Table
-from .timers import Job
+from .timers import Job, StoredTimers
 
 log = logging.getLogger("gouji.tables")
 TIMERS = ("step", "remind", "countdown")  # the named timers a table may have (``timer_name``)
@@ -132,6 +132,9 @@ class Tables:
         self.timers = timers
         self.cfg = cfg
         self.coord: Solo | PgCoord = coord or Solo()
+        # several processes: what shows a table again that a dead process left unsettled
+        # (bot.compose: as after a restart)
+        self.unsettled: Callable[[Table], None] = lambda table: None
         self.by_id: dict[int, Table] = {}
         self.where: dict[tuple[int, int | None], int] = {}  # (chat, topic) → table id
         # a chat's lock lives while someone holds or awaits it: the map does not grow with
@@ -192,32 +195,59 @@ class Tables:
     @asynccontextmanager
     async def locked(self, table: Table) -> AsyncIterator[Table]:
         """The table, changed by this task alone until the block ends. With several processes
-        also by this process alone (bot.coord), brought up to date with what the others
-        stored first; at the end what changed is stored, then what was posted is sent and the
-        timers set are stored."""
+        also by this process alone (bot.coord), brought up to date with what the others stored
+        first. A change is stored as it is made (the table unsettled meanwhile); at the end,
+        in one transaction, the table settled with the messages the change caused (the outbox:
+        if this process dies before delivering them, another does) and the timers it set;
+        then the messages are sent. A table found unsettled (a process died halfway) is shown
+        again first, as after a restart."""
         async with table.lock:
             if not self.coord.shared:
                 yield table
                 return
             assert isinstance(self.coord, PgCoord)
-            async with self.coord.table_lock(table.id) as rev:
-                if rev is not None and rev != table.rev:
+            async with self.coord.table_lock(table.id) as stored:
+                if stored is not None and stored[0] != table.rev:
                     await self.catch_up(table)
                 posted: list[Out] = []
                 table.saved_mem = before = table.mem()
+                table.changes = 0
                 token = _TENURE.set(posted)
                 try:
+                    if stored is not None and not stored[1]:
+                        self.unsettled(table)  # what the process that died did not show
                     yield table
                 finally:
                     _TENURE.reset(token)
-                    try:
-                        now = table.mem()
-                        if now != table.saved_mem or (posted and table.saved_mem is before):
-                            await self.save(table)
-                    finally:
-                        await self.timers.flush()
-                for out in posted:
-                    self.raw_sender.post(replace(out, rev=table.rev))
+                changed = table.changes or table.mem() != before
+                if changed or posted:
+                    await self._settle(table, posted)
+                else:
+                    await self.timers.flush()
+
+    async def _settle(self, table: Table, posted: list[Out]) -> None:
+        """The end of a change: the table settled with its messages and timers, then sent."""
+        rev = table.rev + 1  # the settling save's
+        outs = [replace(out, rev=rev) for out in posted]
+        new = [o for o in outs if o.outbox_id is None]
+
+        async def timers(tx: object) -> None:
+            assert isinstance(self.coord, PgCoord)
+            coord = self.coord
+
+            async def store(
+                puts: list[tuple[str, int, str, dict[str, object], float]], drops: list[str]
+            ) -> None:
+                await coord.write_timers(tx, puts, drops)
+
+            if isinstance(self.timers, StoredTimers):
+                await self.timers.write(store)
+
+        ids = await self.save(table, outbox=[o.dumps() for o in new], settle=True, also=timers)
+        stored = dict(zip(map(id, new), ids, strict=True))
+        for out in outs:
+            oid = stored.get(id(out))
+            self.raw_sender.post(out if oid is None else replace(out, outbox_id=oid))
 
     async def catch_up(self, table: Table) -> None:
         """The table as another process stored it last (its copy here is older)."""
@@ -319,7 +349,13 @@ class Tables:
         )
 
     async def save(
-        self, table: Table, entries: list[str] | None = None, outbox: Sequence[bytes] = ()
+        self,
+        table: Table,
+        entries: list[str] | None = None,
+        outbox: Sequence[bytes] = (),
+        *,
+        settle: bool = False,
+        also: Callable[[Any], Awaitable[None]] | None = None,
     ) -> list[int]:
         """Store the table (and the match's new log entries, and the messages they caused in
         the outbox: their ids). The caller holds its lock (:meth:`locked`). With several
@@ -328,8 +364,12 @@ class Tables:
         if not self.coord.shared:
             return await self.storage.save_table(row, entries or [], outbox)
         row.mem = table.saved_mem = table.mem()
-        ids = await self.storage.save_table(row, entries or [], outbox, expect_rev=table.rev)
+        row.settled = settle  # a change's own saves leave it unsettled until its end
+        ids = await self.storage.save_table(
+            row, entries or [], outbox, expect_rev=table.rev, also=also
+        )
         table.rev = row.rev
+        table.changes += 1
         return ids
 
     async def load(self, row: S.TableRow) -> Table:

@@ -19,7 +19,6 @@ import time
 
 from .compose import Parts
 from .coord import PgCoord
-from .model import TableStatus
 from .outbox import Out
 
 log = logging.getLogger("gouji.takeover")
@@ -73,18 +72,12 @@ class Takeover:
         self._seen_at = now
 
     async def _resume(self, table_id: int) -> None:
+        """Held, an unsettled table is shown again (bot.tables.Tables.locked)."""
         tables = self.parts.tables
         table = await tables.find(table_id)
         if table is None:
             return
         async with tables.locked(table):
-            writer = await self.coord.writer(table_id)
-            if writer is None or writer == self.coord.proc_id or await self.coord.alive(writer):
-                return  # resumed by another process meanwhile, or its writer is back
-            log.info("table %d taken over from %s", table_id, writer)
-            self.tables_resumed += 1
-            if table.status == TableStatus.LOBBY:
-                self.parts.lobby.resumed(table)
-            elif table.status == TableStatus.PLAYING:
-                self.parts.play.resumed(table)
-            await tables.save(table)  # this process writes it now
+            pass
+        log.info("table %d, left unsettled by a process that died, shown again", table_id)
+        self.tables_resumed += 1

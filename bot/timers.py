@@ -170,13 +170,24 @@ class StoredTimers(LoopTimers):
         self._drops.add(name)
 
     async def flush(self) -> None:
+        await self.write(self.coord.put_timers)
+
+    async def write(
+        self,
+        store: Callable[
+            [list[tuple[str, int, str, dict[str, Any], float]], list[str]], Awaitable[None]
+        ],
+    ) -> None:
+        """The timers set and cancelled so far, given to ``store`` (put in the database, or in
+        a table's save: :meth:`bot.coord.PgCoord.write_timers`); kept for the next try if it
+        fails."""
         puts, dues, drops = self._puts, self._dues, self._drops
         if not puts and not drops:
             return
         self._puts, self._dues, self._drops = {}, {}, set()
         rows = [(n, j.table_id, j.kind, j.args, dues[n]) for n, j in puts.items()]
         try:
-            await self.coord.put_timers(rows, sorted(drops))
+            await store(rows, sorted(drops))
         except BaseException:
             for n, j in puts.items():  # kept for the next flush, unless changed meanwhile
                 if n not in self._puts and n not in self._drops:

@@ -58,8 +58,8 @@ async def test_a_table_is_held_by_one_process_at_a_time(two: tuple[PgCoord, PgCo
 
     async def hold(c: PgCoord, name: str) -> None:
         assert row.table_id is not None
-        async with c.table_lock(row.table_id) as rev:
-            assert rev == 0
+        async with c.table_lock(row.table_id) as stored:
+            assert stored == (0, True)  # rev 0, settled
             order.append(f"{name} in")
             await asyncio.sleep(0.1)
             order.append(f"{name} out")
@@ -164,11 +164,15 @@ async def test_a_dead_process_s_messages_are_adopted_once(two: tuple[PgCoord, Pg
     assert await b.adopt_outbox() == []  # now b's
 
 
-async def test_a_dead_writer_s_open_tables_are_orphans(two: tuple[PgCoord, PgCoord]) -> None:
+async def test_a_table_a_dead_process_left_unsettled_is_an_orphan(
+    two: tuple[PgCoord, PgCoord],
+) -> None:
     a, b = two
-    row = await _table(a)
+    row, settled = await _table(a), await _table(a, chat=-2)
+    row.settled = False  # a change stored, its messages and timers not yet
     await a.storage.save_table(row)
-    assert await b.orphans() == []
+    await a.storage.save_table(settled)
+    assert await b.orphans() == []  # a is alive: it is settling it
     await _die(a)
     assert await b.orphans() == [row.table_id]
     assert not await b.alive(a.proc_id) and await b.alive(b.proc_id)
