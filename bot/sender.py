@@ -365,7 +365,7 @@ class Sender:
         that each message ends with its newest content); the chat's pace goes on from the
         last call any process made to it."""
         while (lease := await coord.lease(chat_id)) is None:
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.02)
         chat.lease = lease
         chat.last = max(chat.last, time.monotonic() - (time.time() - lease.last_at))
         if lease.fresh:  # another process may have changed what the chat's messages show

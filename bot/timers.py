@@ -159,9 +159,7 @@ class StoredTimers(LoopTimers):
         self._drops.discard(name)
         self._puts[name] = job
         self._dues[name] = time.time() + max(0.0, delay)
-        loop = asyncio.get_running_loop()
-        loop.call_later(max(0.0, delay) + 0.005, self._poke.set)  # claimed on time
-        self._poke.set()  # stored soon, even out of a table's tenure
+        self._poke.set()  # stored soon, even out of a table's tenure (then claimed when due)
 
     def cancel(self, name: str) -> None:
         super().cancel(name)
@@ -188,6 +186,9 @@ class StoredTimers(LoopTimers):
         rows = [(n, j.table_id, j.kind, j.args, dues[n]) for n, j in puts.items()]
         try:
             await store(rows, sorted(drops))
+            loop = asyncio.get_running_loop()
+            for due in dues.values():  # claimed when due, now that they are stored
+                loop.call_later(max(0.0, due - time.time()) + 0.002, self._poke.set)
         except BaseException:
             for n, j in puts.items():  # kept for the next flush, unless changed meanwhile
                 if n not in self._puts and n not in self._drops:
