@@ -110,6 +110,9 @@ class BotProcess:
             s.settimeout(0.2)
             return s.connect_ex(("127.0.0.1", self.port)) == 0
 
+    def log_text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
+
     def rss_kb(self) -> int:
         """Resident memory now of the process and its worker processes (Linux)."""
         assert self.proc is not None
