@@ -91,21 +91,22 @@ class BotProcess:
         if self.webhook:
             await until(self._listening, timeout)
         else:
-            await until(lambda: self._commands_set() > ready, timeout)
+            await until(lambda: self._alive() and self._commands_set() > ready, timeout)
 
-    def _alive(self) -> None:
+    def _alive(self) -> bool:
+        """True while the process runs; RuntimeError with its log's tail once it has exited."""
         if self.proc is not None and self.proc.poll() is not None:
             tail = self.log.read_text(errors="replace")[-1500:]
             raise RuntimeError(f"the bot exited ({self.proc.returncode}) as it started:\n{tail}")
+        return True
 
     def _commands_set(self) -> int:
         """Start-ups finished so far: the last thing a start-up does is register commands (a
         single process on the server)."""
-        self._alive()
         return sum(1 for c in self.api.calls if c.method == "setMyCommands") // 4
 
     def _listening(self) -> bool:
-        self._alive()
+        assert self._alive()
         with socket.socket() as s:
             s.settimeout(0.2)
             return s.connect_ex(("127.0.0.1", self.port)) == 0
