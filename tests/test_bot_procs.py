@@ -23,12 +23,13 @@ from botkit import plain
 from test_bot_kill import announcements
 
 from bot import storage as S
-from bot.buttons import Kind, OverOp
-from bot.offline.bench import _NoOutput, _seat, _stored_versions, _table
+from bot.buttons import Kind, LobbyOp, OverOp
+from bot.offline.bench import _lobby_shown, _NoOutput, _stored_versions, _table
+from bot.offline.botprocess import until
 from bot.offline.cluster import BotCluster
 from bot.offline.localapi import LocalBotApi, RateLimits, SimGroup, SimUser
 from bot.offline.pgcluster import PgCluster
-from bot.offline.simplayers import SimPlayer, has_button
+from bot.offline.simplayers import SimPlayer, has_button, press_lobby
 from bot.tables import Config, Tables
 from engine.events import Event
 from engine.match import Match
@@ -52,6 +53,7 @@ KNOBS = {
     "GOUJI_REVIEW_S": "0",  # no 复盘: it would keep the worker from drawing the next hands
     "GOUJI_WORKERS": "1",
 }
+SEAT_WAIT_S = 10.0  # a lobby press shown (the group paced at 0.2 s)
 DEADLINE_S = 240.0  # a game still going then is stalled (a prompt lost)
 KILL_AT, TERM_AT = 0.3, 0.6  # of the actions a game takes (about: KNOWN_GAME_LENGTH)
 KNOWN_GAME_LENGTH = 100
@@ -98,6 +100,28 @@ async def play_to_end(api: LocalBotApi, seated: list[tuple[SimGroup, list[SimUse
 
     await asyncio.gather(*(drive(g, us) for g, us in seated))
     return stalled
+
+
+async def seat(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> None:
+    """Everyone takes their seat, the opener starts the game (each press waits a while for the
+    lobby to show it)."""
+    await until(lambda: _lobby_shown(api, group), 60.0)
+    for i, u in enumerate(users):
+        await press_lobby(api, group, u, LobbyOp.SIT, i, timeout=SEAT_WAIT_S)
+    await press_lobby(api, group, users[0], LobbyOp.GO, timeout=SEAT_WAIT_S)
+
+
+async def lobbies(db: S.SqlStorage, groups: list[SimGroup]) -> list[int]:
+    """The chats whose table has not started within a moment (their lobby still open)."""
+    chats = {g.id for g in groups}
+    waiting: list[int] = []
+    for _ in range(50):
+        rows = await db._rows("SELECT chat_id FROM game_tables WHERE status = 'lobby'")
+        waiting = [c for (c,) in rows if c in chats]
+        if not waiting:
+            break
+        await asyncio.sleep(0.2)
+    return waiting
 
 
 async def disrupt(cluster: BotCluster, db: S.SqlStorage, done: asyncio.Event) -> Disruptions:
@@ -175,10 +199,12 @@ async def run_games(tmp: Path, url: str, procs: int) -> None:
         async with BotCluster(api, url, KNOBS, procs, tmp) as cluster:
             seated = [await _table(api, k) for k in range(GAMES)]
             await api.idle(quiet=0.3, timeout=120.0)
-            await asyncio.gather(*(_seat(api, g, us) for g, us in seated))
+            await asyncio.gather(*(seat(api, g, us) for g, us in seated))
             start = time.monotonic()
             done = asyncio.Event()
             async with S.storage_for(url) as db:
+                waiting = await lobbies(db, [g for g, _ in seated])
+                assert not waiting, f"tables that never started (a lobby press lost): {waiting}"
                 disruption = asyncio.create_task(disrupt(cluster, db, done))
                 try:
                     stalled = await play_to_end(api, seated)
