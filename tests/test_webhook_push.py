@@ -53,11 +53,12 @@ async def hooked(api: LocalBotApi, hook: Hook, **params: str) -> AsyncIterator[N
     await web.TCPSite(runner, "127.0.0.1", 0).start()
     hook.url = f"http://127.0.0.1:{runner.addresses[0][1]}/hook"
     try:
+        form = {"url": hook.url, **params}
         async with (
             aiohttp.ClientSession() as session,
-            session.post(f"{api.base_url}{api.token}/setWebhook", data={"url": hook.url, **params}) as set_,
+            session.post(f"{api.base_url}{api.token}/setWebhook", data=form) as answer,
         ):
-            assert set_.status == 200
+            assert answer.status == 200
         yield
     finally:
         await runner.cleanup()
