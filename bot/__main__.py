@@ -57,6 +57,16 @@ def main(argv: list[str] | None = None) -> int:
         default="sqlite",
         help="the bot's storage: sqlite (a file), postgresql (a throwaway server), or a URL",
     )
+    bp.add_argument(
+        "--procs",
+        type=int,
+        default=1,
+        help="bot processes on one database behind a round-robin webhook forwarder"
+        " (more than 1: PostgreSQL only)",
+    )
+    bp.add_argument(
+        "--webhook", action="store_true", help="one process too takes its updates by webhook"
+    )
     args = parser.parse_args(argv)
     if args.command == "bench" and args.story:
         from .offline.storybench import main as story_bench
@@ -69,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench":
         from .offline.bench import main as bench
 
-        return bench(args.tables, args.actions, args.seed, args.db)
+        return bench(args.tables, args.actions, args.seed, args.db, args.procs, args.webhook)
     settings = Environment.from_env()
     if args.command == "backup":
         return backup.main(settings.db_path, args.dest)

@@ -27,6 +27,7 @@ class Environment:
     turn_s: float | None = None  # GOUJI_TURN_S: overrides every chat's turn timer
     # GOUJI_PASS_THINK: seconds a seat that cannot beat is shown thinking (default: 1.5–4 s)
     pass_think_s: float | None = None
+    review_s: float | None = 60.0  # GOUJI_REVIEW_S: the 复盘's work per game; 0: no 复盘
     processes: int = 2  # GOUJI_WORKERS: processes drawing pictures and running the hard AI
     # Webhook mode (polling without): the public HTTPS URL Telegram posts updates to, where the
     # bot's own server listens behind it, and the secret every delivery must carry.
@@ -61,6 +62,7 @@ class Environment:
             pass_think_s=_float(env["GOUJI_PASS_THINK"], 0.0)
             if env.get("GOUJI_PASS_THINK", "").strip()
             else None,
+            review_s=_float(env.get("GOUJI_REVIEW_S"), 60.0) or None,
             processes=int(env["GOUJI_WORKERS"]) if env.get("GOUJI_WORKERS", "").isdigit() else 2,
             webhook_url=env.get("TELEGRAM_WEBHOOK_URL") or None,
             webhook_listen=env.get("GOUJI_WEBHOOK_LISTEN") or "0.0.0.0",

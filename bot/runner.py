@@ -60,6 +60,7 @@ def run_polling(env: Environment) -> int:
         turn_s=env.turn_s,
         lang=env.lang,
         pass_think_s=env.pass_think_s,
+        review_budget_s=env.review_s,
     )
     app = build_app(
         env.token,

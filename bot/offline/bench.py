@@ -1,11 +1,14 @@
-"""``python -m bot bench [--tables N] [--db sqlite|postgresql|URL]``: N tables of simulated
-players at once against the local Bot API server. The bot runs as ``python -m bot`` in its own
-process with the production pacing, so its latency and memory are measured apart from the
-simulated world. ``--db``: the bot's storage — a SQLite file (the default), a throwaway
-PostgreSQL server with its default (durable) settings, or the PostgreSQL database at a URL.
-Figures printed, the last line JSON (``storage``, ``tables``, ``actions``,
-``update_to_first_call_ms_median`` / ``_p99``, ``rss_kb_per_table``, ``api_calls_per_action``,
-``errors``). Never a timed test."""
+"""``python -m bot bench [--tables N] [--db sqlite|postgresql|URL] [--procs P] [--webhook]``:
+N tables of simulated players at once against the local Bot API server. The bot runs as
+``python -m bot`` in its own process with the production pacing, so its latency and memory are
+measured apart from the simulated world. ``--db``: the bot's storage — a SQLite file (the
+default), a throwaway PostgreSQL server with its default (durable) settings, or the PostgreSQL
+database at a URL. ``--procs P``: P bot processes on that database (PostgreSQL only) in webhook
+mode behind a round-robin forwarder (:class:`~bot.offline.cluster.BotCluster`); one process
+polls, as it always did, unless ``--webhook`` puts it behind the forwarder too.
+Figures printed, the last line JSON (``storage``, ``procs``, ``tables``, ``actions``,
+``update_to_first_call_ms_median`` / ``_p99``, ``rss_kb_per_table`` (all processes together),
+``api_calls_per_action``, ``errors``, ``stalled_tables``). Never a timed test."""
 
 from __future__ import annotations
 
@@ -14,9 +17,11 @@ import gc
 import json
 import random
 import sqlite3
+import sys
 import tempfile
 import time
 import tracemalloc
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +29,7 @@ from .. import storage as S
 from ..buttons import LobbyOp
 from ..tables import Config, Tables
 from .botprocess import BotProcess, until
+from .cluster import BotCluster
 from .localapi import LocalBotApi, SimGroup, SimUser
 from .pgcluster import PgCluster
 from .simplayers import SimPlayer, lobby_message, press_lobby
@@ -151,19 +157,38 @@ async def state_kb_per_table(db: str) -> float:
     return round(held / max(len(tables), 1) / 1024, 1)
 
 
-async def run_bench(tables: int, actions: int, seed: int, db_kind: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Setup:
+    """How the bot runs: ``procs`` processes; by webhook behind the forwarder (else polling)."""
+
+    procs: int = 1
+    webhook: bool = False
+
+
+async def run_bench(
+    tables: int, actions: int, seed: int, db_kind: str, setup: Setup = Setup()
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         if db_kind == "postgresql":
             with PgCluster() as pg:
-                return await _run(tables, actions, seed, await pg.create_database("bench"), tmp)
+                url = await pg.create_database("bench")
+                return await _run(tables, actions, seed, url, tmp, setup)
         db = str(Path(tmp) / "bench.sqlite3") if db_kind == "sqlite" else db_kind
-        return await _run(tables, actions, seed, db, tmp)
+        return await _run(tables, actions, seed, db, tmp, setup)
 
 
-async def _run(tables: int, actions: int, seed: int, url: str, tmp: str) -> dict[str, Any]:
+def _bots(api: LocalBotApi, url: str, seed: int, tmp: str, setup: Setup) -> BotProcess | BotCluster:
+    knobs = {**KNOBS, "GOUJI_SEED": str(seed)}
+    if setup.procs == 1 and not setup.webhook:
+        return BotProcess(api, url, knobs, log=Path(tmp) / "bench.log")
+    return BotCluster(api, url, knobs, setup.procs, Path(tmp))
+
+
+async def _run(
+    tables: int, actions: int, seed: int, url: str, tmp: str, setup: Setup
+) -> dict[str, Any]:
     async with LocalBotApi() as api:
-        knobs = {**KNOBS, "GOUJI_SEED": str(seed)}
-        bot = BotProcess(api, url, knobs, log=Path(tmp) / "bench.log")
+        bot = _bots(api, url, seed, tmp, setup)
         await bot.start()
         async with S.storage_for(url) as db:
             try:
@@ -195,7 +220,7 @@ async def _run(tables: int, actions: int, seed: int, url: str, tmp: str) -> dict
                 methods = api.first_calls()[start_lat:]
             finally:
                 await bot.stop()
-            log = bot.log.read_text(encoding="utf-8", errors="replace")
+            log = bot.log_text()
             state_kb = await state_kb_per_table(url)
             stalled_rows = await _rows_of(db, stalled)
     error_lines = [line for line in log.splitlines() if " ERROR " in line]
@@ -207,7 +232,10 @@ async def _run(tables: int, actions: int, seed: int, url: str, tmp: str) -> dict
         method: f"n={len(xs)} p50={_ms(xs, 0.5)} p99={_ms(xs, 0.99)} max={_ms(xs, 1.0)}"
         for method, xs in sorted(by_method.items(), key=lambda kv: -len(kv[1]))
     }
+    spread = bot.forwarder.counts.values() if isinstance(bot, BotCluster) else []
     return {
+        "procs": setup.procs,
+        "webhook": setup.webhook or setup.procs > 1,
         "tables": tables,
         "actions": n,
         "seconds": round(elapsed, 1),
@@ -226,6 +254,7 @@ async def _run(tables: int, actions: int, seed: int, url: str, tmp: str) -> dict
         "errors": errors,
         "stalled_tables": len(stalled),
         "stalled": stalled_rows,
+        "updates_per_process": sorted(spread),  # as the forwarder handed them out
         "error_lines": error_lines[:5],  # the bot's log never holds a hand or the token
     }
 
@@ -250,12 +279,23 @@ def _ms(seconds: list[float], q: float) -> float | None:
     return round(xs[int(q * (len(xs) - 1))] * 1000, 1) if xs else None
 
 
-def main(tables: int, actions: int, seed: int, db: str = "sqlite") -> int:
+def main(
+    tables: int, actions: int, seed: int, db: str = "sqlite", procs: int = 1, webhook: bool = False
+) -> int:
     kind = "postgresql" if db != "sqlite" else db
-    print(f"bench: {tables} tables, {actions} actions each; the bot in its own process on {kind}")
-    figures = {"storage": kind, **asyncio.run(run_bench(tables, actions, seed, db))}
+    if procs < 1 or (procs > 1 and kind == "sqlite"):
+        print(
+            "bench: --procs N > 1 needs PostgreSQL (--db postgresql, or a postgresql:// URL):"
+            " one SQLite file takes one bot process only",
+            file=sys.stderr,
+        )
+        return 2
+    setup = Setup(procs, webhook or procs > 1)
+    how = f"{procs} processes by webhook" if setup.webhook else "its own process, polling"
+    print(f"bench: {tables} tables, {actions} actions each; the bot in {how} on {kind}")
+    figures = {"storage": kind, **asyncio.run(run_bench(tables, actions, seed, db, setup))}
     for key, value in figures.items():
         print(f"  {key}: {value}")
-    detail = ("first_calls", "stalled", "error_lines")  # printed above, not in the JSON line
+    detail = ("first_calls", "stalled", "error_lines", "updates_per_process")  # not in JSON
     print(json.dumps({k: v for k, v in figures.items() if k not in detail}))
     return 0 if figures["errors"] == 0 and figures["stalled_tables"] == 0 else 1

@@ -1,11 +1,13 @@
-"""``python -m bot`` in a process of its own, polling a local Bot API server: for the kill test
-and the load bench (the bot's latency and memory measured apart from the simulated world)."""
+"""``python -m bot`` in a process of its own, polling a local Bot API server or (``webhook``)
+taking its updates on a port of its own: for the kill tests and the load bench (the bot's
+latency and memory measured apart from the simulated world)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -19,17 +21,43 @@ class BotProcess:
     (plus the pace and seed knobs), its log in a file next to the database."""
 
     def __init__(
-        self, api: LocalBotApi, db: Path | str, knobs: Mapping[str, str], log: Path | None = None
+        self,
+        api: LocalBotApi,
+        db: Path | str,
+        knobs: Mapping[str, str],
+        log: Path | None = None,
+        *,
+        webhook: str | None = None,
+        secret: str = "",
+        index: int = 0,
     ) -> None:
         """``db``: ``GOUJI_DB`` (a SQLite file, the log beside it; or a PostgreSQL URL, then
-        ``log`` says where the log goes)."""
+        ``log`` says where the log goes). ``webhook``: the URL the process registers with
+        setWebhook (``TELEGRAM_WEBHOOK_URL``; a forwarder's, in front of several processes),
+        ``secret`` the one every delivery carries; the process listens on a free loopback port
+        of its own (:attr:`backend`), the path the URL's. ``index``: ``GOUJI_PROCESS``, which
+        process of several it is (in its log)."""
         self.api = api
+        self.webhook = webhook
+        self.port = free_port() if webhook else 0
+        hooked = (
+            {
+                "TELEGRAM_WEBHOOK_URL": webhook,
+                "TELEGRAM_WEBHOOK_SECRET": secret,
+                "GOUJI_WEBHOOK_LISTEN": "127.0.0.1",
+                "GOUJI_WEBHOOK_PORT": str(self.port),
+            }
+            if webhook
+            else {}
+        )
         self.env = {
             **os.environ,
             "TELEGRAM_BOT_TOKEN": api.token,
             "TELEGRAM_BASE_URL": api.base_url,
             "GOUJI_DB": str(db),
             "NO_PROXY": "127.0.0.1,localhost",
+            "GOUJI_PROCESS": str(index),
+            **hooked,
             **knobs,
         }
         if log is None:
@@ -39,19 +67,52 @@ class BotProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
+    @property
+    def backend(self) -> str:
+        """Where the process takes its webhook's deliveries (``webhook`` mode)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
     async def start(self, timeout: float = 60.0) -> None:
-        ready = self._ready()
-        self.api.resume_polls()
+        """Start the process and wait until it takes updates: polling, once it registered its
+        commands (the last thing a start-up does before polling); by webhook, once its port
+        answers (its server starts after the start-up, and keeps what comes until it runs)."""
+        ready = self._commands_set()
+        if not self.webhook:
+            self.api.resume_polls()
         with open(self.log, "ab") as log:  # the child keeps its own copy of the file
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "bot"], env=self.env, stdout=log, stderr=log
             )
         self.starts += 1
-        await until(lambda: self._ready() > ready, timeout)  # up: polling follows at once
+        if self.webhook:
+            await until(self._listening, timeout)
+        else:
+            await until(lambda: self._alive() and self._commands_set() > ready, timeout)
 
-    def _ready(self) -> int:
-        """Start-ups finished so far: the last thing a start-up does is register commands."""
+    def _alive(self) -> bool:
+        """True while the process runs; RuntimeError with its log's tail once it has exited."""
+        if self.proc is not None and self.proc.poll() is not None:
+            tail = self.log.read_text(errors="replace")[-1500:]
+            raise RuntimeError(f"the bot exited ({self.proc.returncode}) as it started:\n{tail}")
+        return True
+
+    def _commands_set(self) -> int:
+        """Start-ups finished so far: the last thing a start-up does is register commands (a
+        single process on the server)."""
         return sum(1 for c in self.api.calls if c.method == "setMyCommands") // 4
+
+    def _listening(self) -> bool:
+        assert self._alive()
+        with socket.socket() as s:
+            s.settimeout(0.2)
+            return s.connect_ex(("127.0.0.1", self.port)) == 0
+
+    def log_text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
 
     def rss_kb(self) -> int:
         """Resident memory now of the process and its worker processes (Linux)."""
@@ -64,17 +125,21 @@ class BotProcess:
         return _rss_kb(self.proc.pid)
 
     async def kill(self) -> None:
+        """SIGKILL: gone at once, whatever it was doing."""
         assert self.proc is not None
         self.proc.send_signal(signal.SIGKILL)
         await asyncio.to_thread(self.proc.wait)
-        self.api.release_polls()  # the dead process's parked long poll
+        if not self.webhook:
+            self.api.release_polls()  # the dead process's parked long poll
         await asyncio.sleep(0.05)
 
     async def stop(self) -> None:
+        """SIGTERM, and wait until it has shut down (its messages sent, storage closed)."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             await asyncio.to_thread(self.proc.wait, 30)
-            self.api.release_polls()
+            if not self.webhook:
+                self.api.release_polls()
 
 
 async def until(cond: Callable[[], bool], timeout: float) -> None:
@@ -84,6 +149,14 @@ async def until(cond: Callable[[], bool], timeout: float) -> None:
         if loop.time() > end:
             raise TimeoutError("the bot did not come up")
         await asyncio.sleep(0.02)
+
+
+def free_port() -> int:
+    """A loopback port free now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 def _tree(pid: int) -> list[int]:

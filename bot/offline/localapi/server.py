@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import statistics
 import time
@@ -18,6 +19,7 @@ from aiohttp import web
 
 from .limits import LIMITED, Limiter, RateLimits
 from .methods import METHODS, Params, call
+from .webhook import chat_of, connections, free
 from .world import JSON, ApiError, SentMessage, SimGroup, SimUser, World
 
 _PUSH_TIMEOUT = aiohttp.ClientTimeout(total=10.0)  # a webhook delivery's answer (Telegram: ~60 s)
@@ -82,6 +84,8 @@ class LocalBotApi:
         self._pushing_stops = False
         self.pushed = 0  # updates delivered by webhook
         self.push_failures = 0  # webhook deliveries the bot did not take (retried)
+        self.max_connections = 40  # setWebhook's: deliveries in flight at once
+        self._pushing = 0  # deliveries in flight
         self._closing = False
         self._in_flight = 0
         self.last_delivered = 0  # the newest update_id a getUpdates answer carried
@@ -241,7 +245,7 @@ class LocalBotApi:
 
     def calm(self) -> bool:
         """No request of the bot's in flight (a long poll aside) and every update fetched."""
-        return self._in_flight == 0 and self.world.undelivered == 0
+        return self._in_flight == 0 and self._pushing == 0 and self.world.undelivered == 0
 
     async def idle(self, quiet: float = 0.2, timeout: float = 10.0) -> None:
         """Wait until no request is in flight, every update was fetched, and nothing happened
@@ -255,6 +259,7 @@ class LocalBotApi:
             now = time.monotonic()
             if (
                 self._in_flight == 0
+                and self._pushing == 0
                 and self.world.undelivered == 0
                 and now - self.world.last_activity >= quiet
             ):
@@ -262,7 +267,7 @@ class LocalBotApi:
             if now > deadline:
                 raise TimeoutError(
                     f"not idle after {timeout} s: {self._in_flight} requests in flight, "
-                    f"{self.world.undelivered} updates not fetched"
+                    f"{self.world.undelivered} updates not fetched, {self._pushing} being pushed"
                 )
             await asyncio.sleep(quiet / 4)
 
@@ -308,6 +313,8 @@ class LocalBotApi:
         else:
             body = {"ok": True, "result": result}
         shown = {k: v if isinstance(v, str) else "<file>" for k, v in form.items()}
+        if name == "setWebhook" and status == 200:
+            self.max_connections = connections(shown.get("max_connections", ""))
         if status == 200:
             self.uploads += [_size(v) for v in form.values() if not isinstance(v, str)]
         error = result.description if isinstance(result, ApiError) else None
@@ -349,35 +356,61 @@ class LocalBotApi:
 
     # ---- updates by webhook
     async def _push_updates(self) -> None:
-        """While a webhook is set, POST each update to it in order, as Telegram does (with the
-        secret token header); one the bot does not answer with 200 is tried again."""
-        async with aiohttp.ClientSession() as session:
+        """While a webhook is set, POST the updates to it as Telegram does (with the secret
+        token header): up to ``max_connections`` (setWebhook's) deliveries at once, but one at
+        a time per chat, so that each chat's updates arrive in order (a press's chat: its
+        message's; a private chat's: its user's); one the bot does not answer with 200 is tried
+        again before the chat's later ones."""
+        busy: set[object] = set()  # the chats with a delivery in flight
+        pushes: set[asyncio.Task[None]] = set()
+        async with aiohttp.ClientSession(trust_env=False) as session:
             while not self._pushing_stops:
                 w = self.world
                 # loopback only: a webhook set elsewhere (a test of `check`) is never called
                 local = w.webhook_url.startswith(("http://127.0.0.1:", "http://localhost:"))
                 batch = self._wanted() if local else []
-                if not batch:
-                    # a plain sleep (asyncio.wait_for on the wakeup event can swallow the
-                    # cancellation that stops this task, Python < 3.12)
-                    await asyncio.sleep(0.02)
-                    continue
-                update = batch[0]
-                headers = {"X-Telegram-Bot-Api-Secret-Token": w.webhook_secret}
-                try:
-                    async with session.post(
-                        w.webhook_url, json=update, headers=headers, timeout=_PUSH_TIMEOUT
-                    ) as response:
-                        ok = response.status == 200
-                except (aiohttp.ClientError, TimeoutError):
-                    ok = False
-                if not ok:
-                    self.push_failures += 1
-                    await asyncio.sleep(0.1)
-                    continue
-                self.pushed += 1
-                self._deliver(update, time.monotonic())
-                w.updates = [u for u in w.updates if u is not update]
+                for update in batch:
+                    if len(pushes) >= self.max_connections:
+                        break
+                    chat = chat_of(update)
+                    if chat in busy:
+                        continue  # its earlier update first
+                    busy.add(chat)
+                    push = asyncio.create_task(self._push(session, update))
+                    push.add_done_callback(functools.partial(free, busy, chat))
+                    pushes.add(push)
+                    push.add_done_callback(pushes.discard)
+                # a plain sleep (asyncio.wait_for on the wakeup event can swallow the
+                # cancellation that stops this task, Python < 3.12)
+                await asyncio.sleep(0.005 if pushes else 0.02)
+            if pushes:
+                await asyncio.wait(pushes)
+
+    async def _push(self, session: aiohttp.ClientSession, update: JSON) -> None:
+        """One delivery of ``update``; counted delivered from the moment it is sent (the bot
+        may call about it before its answer is back)."""
+        w = self.world
+        headers = {"X-Telegram-Bot-Api-Secret-Token": w.webhook_secret}
+        self._pushing += 1
+        known = update["update_id"] in self._delivered
+        self._deliver(update, time.monotonic())
+        try:
+            async with session.post(
+                w.webhook_url, json=update, headers=headers, timeout=_PUSH_TIMEOUT
+            ) as response:
+                ok = response.status == 200
+        except (aiohttp.ClientError, TimeoutError):
+            ok = False
+        finally:
+            self._pushing -= 1
+        if ok:
+            self.pushed += 1
+            w.updates = [u for u in w.updates if u is not update]
+            return
+        if not known:
+            self._undeliver(update)
+        self.push_failures += 1
+        await asyncio.sleep(0.1)  # the chat waits a moment before it is tried again
 
     # ---- updates
     async def _get_updates(self, p: Params) -> list[JSON]:
@@ -434,6 +467,19 @@ class LocalBotApi:
             self._open_queries[query_id] = record
             self._query_at[query_id] = now
             self._last[query_id] = update_id
+
+    def _undeliver(self, update: JSON) -> None:
+        """A delivery that failed: the update waits again, as if never sent."""
+        record = self._delivered.pop(update["update_id"], None)
+        if record is None:
+            return
+        self.world.undelivered += 1
+        for records in self._open_chats.values():
+            records[:] = [r for r in records if r.update_id != update["update_id"]]
+        for query_id, open_record in list(self._open_queries.items()):
+            if open_record.update_id == update["update_id"]:
+                del self._open_queries[query_id]
+                self._query_at.pop(query_id, None)
 
     def _follow(
         self, chat_id: int | None, query_id: str | None, now: float, method: str = ""

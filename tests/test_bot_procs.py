@@ -1,0 +1,257 @@
+"""Several ``python -m bot`` processes on one PostgreSQL database behind a round-robin forwarder,
+the local server delivering every update by webhook (several at once, each chat's in order):
+twenty six-player games of simulated players played to their end while one process is killed
+(SIGKILL) and restarted and another stopped (SIGTERM) and restarted. Every game ends, its stored
+actions replay without a gap, each action once, and its group heard each cheer its record holds
+— one more only for a message whose call a kill struck on its way.
+
+The issue (#27) asks for any number of processes; until they coordinate (table locks across
+processes, timers stored as rows, a shared outbox), three of them misbehave: that variant is
+expected to fail for now, the one-process variant passes."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from botkit import plain
+from test_bot_kill import announcements
+
+from bot import storage as S
+from bot.buttons import Kind, LobbyOp, OverOp
+from bot.offline.bench import _lobby_shown, _NoOutput, _stored_versions, _table
+from bot.offline.botprocess import until
+from bot.offline.cluster import BotCluster
+from bot.offline.localapi import LocalBotApi, RateLimits, SimGroup, SimUser
+from bot.offline.pgcluster import PgCluster
+from bot.offline.simplayers import SimPlayer, has_button, press_lobby
+from bot.tables import Config, Tables
+from engine.events import Event
+from engine.match import Match
+from renderers import Transcript
+
+pytestmark = [
+    pytest.mark.e2e,  # the bot in processes of its own, through the local server
+    # aiohttp (the local server) parsing an upload split at some chunk boundary: a warning of
+    # its own internals, which would make that call fail with a 500 under "error"
+    pytest.mark.filterwarnings("ignore:unread_data:DeprecationWarning"),
+]
+
+GAMES = 20
+SEED = 41
+KNOBS = {
+    "GOUJI_SEED": str(SEED),
+    "GOUJI_AI_DELAY": "0",
+    "GOUJI_PACE": "0.2,0",  # the group paced (cheers wait in its queue), private chats not
+    "GOUJI_TURN_S": "3600",  # no turn timer: every action is a simulated player's
+    "GOUJI_PASS_THINK": "0",  # a seat that cannot beat passes at once
+    "GOUJI_REVIEW_S": "0",  # no 复盘: it would keep the worker from drawing the next hands
+    "GOUJI_WORKERS": "1",
+}
+SEAT_WAIT_S = 10.0  # a lobby press shown (the group paced at 0.2 s)
+DEADLINE_S = 240.0  # a game still going then is stalled (a prompt lost)
+KILL_AT, TERM_AT = 0.3, 0.6  # of the actions a game takes (about: KNOWN_GAME_LENGTH)
+KNOWN_GAME_LENGTH = 100
+
+
+@dataclass
+class Disruptions:
+    """What happened to the processes while the games were played."""
+
+    kills: int = 0
+    terms: int = 0
+    at: list[tuple[str, int, int]] = field(default_factory=list)  # (what, process, actions)
+
+
+def over(api: LocalBotApi, group: SimGroup) -> bool:
+    """The game-over message is in the group (its 再来一局 button)."""
+    return any(has_button(m, Kind.OVER, OverOp.AGAIN) for m in api.messages(group.id))
+
+
+def shown(api: LocalBotApi, group: SimGroup) -> list[str]:
+    """Every text the group was shown, each version of each message."""
+    return [
+        plain(t) for m in api.messages(group.id, include_deleted=True) for t in [*m.history, m.text]
+    ]
+
+
+async def play_to_end(api: LocalBotApi, seated: list[tuple[SimGroup, list[SimUser]]]) -> list[int]:
+    """Simulated players at every table until its game is over; the tables still going at the
+    deadline (stalled)."""
+    stalled: list[int] = []
+
+    async def drive(group: SimGroup, users: list[SimUser]) -> None:
+        k = -group.id
+        players = [SimPlayer(api, u, random.Random(k * 10 + i)) for i, u in enumerate(users)]
+        look = random.Random(k)
+        end = time.monotonic() + DEADLINE_S
+        while not over(api, group):
+            if time.monotonic() > end:
+                stalled.append(group.id)
+                return
+            await asyncio.sleep(look.uniform(0.05, 0.2))  # people look at their phones
+            for p in players:
+                await p.step(patient=True)
+
+    await asyncio.gather(*(drive(g, us) for g, us in seated))
+    return stalled
+
+
+async def seat(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> None:
+    """Everyone takes their seat, the opener starts the game (each press waits a while for the
+    lobby to show it)."""
+    await until(lambda: _lobby_shown(api, group), 60.0)
+    for i, u in enumerate(users):
+        await press_lobby(api, group, u, LobbyOp.SIT, i, timeout=SEAT_WAIT_S)
+    await press_lobby(api, group, users[0], LobbyOp.GO, timeout=SEAT_WAIT_S)
+
+
+async def lobbies(db: S.SqlStorage, groups: list[SimGroup]) -> list[int]:
+    """The chats whose table has not started within a moment (their lobby still open)."""
+    chats = {g.id for g in groups}
+    waiting: list[int] = []
+    for _ in range(50):
+        rows = await db._rows("SELECT chat_id FROM game_tables WHERE status = 'lobby'")
+        waiting = [c for (c,) in rows if c in chats]
+        if not waiting:
+            break
+        await asyncio.sleep(0.2)
+    return waiting
+
+
+async def disrupt(cluster: BotCluster, db: S.SqlStorage, done: asyncio.Event) -> Disruptions:
+    """Mid-game, process 0 killed and restarted; later process 1 (0 when alone) stopped with
+    SIGTERM and restarted."""
+    seen = Disruptions()
+    plan = [("kill", 0, KILL_AT), ("term", 1 % cluster.n, TERM_AT)]
+    while plan and not done.is_set():
+        actions = sum((await _stored_versions(db)).values())
+        what, i, share = plan[0]
+        if actions >= share * KNOWN_GAME_LENGTH * GAMES:
+            if what == "kill":
+                await cluster.kill(i)
+                seen.kills += 1
+                await asyncio.sleep(1.0)  # down a moment: the others take its updates
+            else:
+                await cluster.term(i)
+                seen.terms += 1
+            await cluster.restart(i)
+            seen.at.append((what, i, actions))
+            print(f"{what} process {i} at {actions} actions stored", flush=True)
+            plan.pop(0)
+        await asyncio.sleep(0.2)
+    return seen
+
+
+async def expected_cheers(registry: Tables, row: S.TableRow) -> list[str]:
+    """The cheers the table's stored record makes (its actions replayed into a transcript),
+    as the group reads them."""
+    table = await registry.load(row)  # raises unless the stored actions replay
+    assert table.match is not None
+    events: list[Event] = []
+    Match.restore(table.match.record(), events)
+    transcript = Transcript(table.names(), table.lang)
+    transcript.feed(events)
+    return [plain(c) for c in transcript.cheers()]
+
+
+async def check_storage(url: str, groups: list[SimGroup]) -> dict[int, list[str]]:
+    """Each group's table: over, its action log 0..version-1 without a gap, replaying to the
+    end, its game stored once; the cheers its record makes, by chat."""
+    cheers: dict[int, list[str]] = {}
+    async with S.storage_for(url) as db:
+        registry = Tables(db, _NoOutput(), _NoOutput(), Config())
+        for g in groups:
+            rows = await db._rows(
+                "SELECT table_id, status, version FROM game_tables WHERE chat_id = ?", (g.id,)
+            )
+            assert len(rows) == 1, f"chat {g.id}: tables {rows}"
+            table_id, status, version = rows[0]
+            assert status == "over", f"chat {g.id}: {status}"
+            seqs = await db._rows(
+                "SELECT seq FROM actions WHERE table_id = ? ORDER BY seq", (table_id,)
+            )
+            assert [s for (s,) in seqs] == list(range(version)), f"chat {g.id}: a gap"
+            assert len(await db.games(g.id)) == 1, f"chat {g.id}: the game stored twice"
+            row = await db.load_table(table_id)
+            assert row is not None
+            cheers[g.id] = await expected_cheers(registry, row)
+    return cheers
+
+
+def check_heard(heard: list[str], cheers: list[str], kills: int) -> None:
+    """The group heard every cheer of the record, in order; a message more than once only for
+    a kill that struck while its call was on the way (at most one a kill)."""
+    assert not Counter(cheers) - Counter(heard), "a cheer was lost"
+    assert list(dict.fromkeys(h for h in heard if h in cheers)) == list(dict.fromkeys(cheers))
+    expected = Counter(cheers) + Counter(h for h in dict.fromkeys(heard) if h not in cheers)
+    extra = Counter(heard) - expected
+    assert sum(extra.values()) <= kills, f"sent twice: {dict(extra)}"
+
+
+async def run_games(tmp: Path, url: str, procs: int) -> None:
+    async with LocalBotApi(rate=RateLimits(per_chat_per_s=30.0, per_chat_burst=8)) as api:
+        async with BotCluster(api, url, KNOBS, procs, tmp) as cluster:
+            seated = [await _table(api, k) for k in range(GAMES)]
+            await api.idle(quiet=0.3, timeout=120.0)
+            await asyncio.gather(*(seat(api, g, us) for g, us in seated))
+            start = time.monotonic()
+            done = asyncio.Event()
+            async with S.storage_for(url) as db:
+                waiting = await lobbies(db, [g for g, _ in seated])
+                assert not waiting, f"tables that never started (a lobby press lost): {waiting}"
+                disruption = asyncio.create_task(disrupt(cluster, db, done))
+                try:
+                    stalled = await play_to_end(api, seated)
+                finally:
+                    done.set()
+                    seen = await disruption
+                played = sum((await _stored_versions(db)).values())
+            print(f"{played} actions in {time.monotonic() - start:.0f} s; {seen}", flush=True)
+            await api.idle(quiet=1.0, timeout=60.0)  # the groups' last paced messages
+            took = dict(cluster.forwarder.counts)
+        log = cluster.log_text()
+        heard = {g.id: announcements(api, g) for g, _ in seated}
+        over_texts = {
+            g.id: [m.plain for m in api.messages(g.id) if has_button(m, Kind.OVER, OverOp.AGAIN)]
+            for g, _ in seated
+        }
+        ranks_told = {g.id: any("头科" in text for text in shown(api, g)) for g, _ in seated}
+    assert not stalled, f"games that stalled (a prompt lost): {stalled}"
+    assert (seen.kills, seen.terms) == (1, 1), f"the games ended before the disruptions: {seen}"
+    assert len(took) == procs  # every process took updates
+    groups = [g for g, _ in seated]
+    for g in groups:  # every game reached its end, its ranks announced in its group
+        assert len(over_texts[g.id]) == 1 and "本局结束" in over_texts[g.id][0], over_texts[g.id]
+        assert ranks_told[g.id], f"chat {g.id}: no 头科 told"
+    cheers = await check_storage(url, groups)
+    assert sum(len(c) for c in cheers.values()) >= GAMES  # the record makes cheers to compare
+    for g in groups:
+        check_heard(heard[g.id], cheers[g.id], seen.kills)
+    errors = [line for line in log.splitlines() if " ERROR " in line]
+    assert not errors, errors[:5]
+
+
+@pytest.mark.parametrize(
+    "procs",
+    [
+        1,
+        pytest.param(
+            3,
+            marks=pytest.mark.xfail(
+                reason="#27: processes do not coordinate yet (table locks, timers, outbox)",
+                strict=False,
+            ),
+        ),
+    ],
+)
+async def test_twenty_games_on_several_processes_end_as_if_on_one(
+    tmp_path: Path, pg_cluster: PgCluster, procs: int
+) -> None:
+    url = await pg_cluster.create_database()
+    await run_games(tmp_path, url, procs)
