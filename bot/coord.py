@@ -269,6 +269,14 @@ class PgCoord:
         )
         return sorted((int(r[0]), bytes(r[1])) for r in rows)
 
+    async def chat_outbox(self, chat_id: int) -> list[tuple[int, bytes]]:
+        """The chat's stored messages not yet delivered, whichever process stored them, in the
+        order they were stored (for the process delivering to the chat)."""
+        rows = await self._rows(
+            "SELECT outbox_id, message FROM outbox WHERE chat_id = ? ORDER BY outbox_id", chat_id
+        )
+        return [(int(r[0]), bytes(r[1])) for r in rows]
+
     # -- chats' deliveries ----------------------------------------------------------------------
     async def lease(self, chat_id: int) -> Lease | None:
         """The chat's delivery for this process, unless a live one holds it."""

@@ -275,6 +275,13 @@ class Sender:
         chat = self._chats.get(out.chat_id)
         if chat is None:
             chat = self._chats[out.chat_id] = _Chat(self.started)
+        self._enqueue(chat, out)
+        self._idle.clear()
+        if chat.worker is None or chat.worker.done():
+            chat.worker = asyncio.get_running_loop().create_task(self._run(out.chat_id, chat))
+
+    def _enqueue(self, chat: _Chat, out: Out) -> None:
+        """``out`` in the chat's queue, coalesced with what waits there."""
         if out.info:
             waiting = [m for m in chat.queue if m.info]
             if any(m.text == out.text for m in waiting):
@@ -309,9 +316,21 @@ class Sender:
             chat.queue.append(out)
         else:
             chat.queue.append(out)
-        self._idle.clear()
-        if chat.worker is None or chat.worker.done():
-            chat.worker = asyncio.get_running_loop().create_task(self._run(out.chat_id, chat))
+
+    async def _from_outbox(self, chat_id: int, chat: _Chat, coord: PgCoord) -> None:
+        """Several processes, this one delivering to the chat: what waits for it is what the
+        outbox holds for it — stored by any process, in the order stored — then this
+        process's messages that are not stored (answers to commands)."""
+        local = [m for m in chat.queue if m.outbox_id is None]
+        chat.queue.clear()
+        for outbox_id, data in await coord.chat_outbox(chat_id):
+            try:
+                self._enqueue(chat, Out.loads(data, outbox_id))
+            except ValueError as e:
+                log.error("%s: dropped", e)
+                await self._forget(outbox_id)
+        for out in local:
+            self._enqueue(chat, out)
 
     def _replaced(self, out: Out) -> None:
         """A waiting message replaced by a newer content: never sent, out of the outbox."""
@@ -346,6 +365,7 @@ class Sender:
             while chat.queue:
                 if isinstance(self.coord, PgCoord):
                     await self._lease(chat_id, chat, self.coord)
+                    await self._from_outbox(chat_id, chat, self.coord)
                 try:
                     await self._send_queue(chat_id, chat)
                 finally:

@@ -96,7 +96,7 @@ class _Save:
     version: int
     base: int  # the version before the new actions
     actions: list[str]
-    outbox: list[bytes]
+    outbox: list[bytes | tuple[int, bytes]]  # a message, or (its chat, the message)
     now: float
     done: asyncio.Future[list[int]]
     rev: int | None  # the stored rev a shared writer expects (None: not compared)
@@ -224,7 +224,7 @@ class SqlStorage:
         self,
         row: TableRow,
         new_actions: Sequence[str] = (),
-        outbox: Sequence[bytes] = (),
+        outbox: Sequence[bytes | tuple[int, bytes]] = (),
         expect_rev: int | None = None,
         also: Callable[[Tx], Awaitable[None]] | None = None,
     ) -> list[int]:
@@ -380,19 +380,24 @@ class SqlStorage:
         for save, outcome in zip(batch, outcomes, strict=True):
             if isinstance(outcome, list):  # stored: its messages join the outbox (rare: cheers)
                 for message in save.outbox:
-                    outcome.append(await self.put_in_outbox(tx, save.table_id, message, save.now))
+                    chat, data = message if isinstance(message, tuple) else (None, message)
+                    outcome.append(
+                        await self.put_in_outbox(tx, save.table_id, data, save.now, chat)
+                    )
                 if save.also is not None:
                     await save.also(tx)
         return outcomes
 
-    async def put_in_outbox(self, tx: Tx, table_id: int, message: bytes, now: float) -> int:
-        """A message to the table's group into the outbox, in the unit of work that caused it
-        (this process delivers it); its outbox id."""
+    async def put_in_outbox(
+        self, tx: Tx, table_id: int, message: bytes, now: float, chat_id: int | None = None
+    ) -> int:
+        """A message into the outbox, in the unit of work that caused it (this process
+        delivers it), to ``chat_id`` (by default the table's group); its outbox id."""
         ((outbox_id,),) = await tx.fetch(
             "INSERT INTO outbox (table_id, chat_id, owner, message, created_at)"
-            " SELECT table_id, chat_id, ?, ?, ? FROM game_tables WHERE table_id = ?"
-            " RETURNING outbox_id",
-            (self.owner, message, now, table_id),
+            " SELECT table_id, coalesce(?, chat_id), ?, ?, ? FROM game_tables"
+            " WHERE table_id = ? RETURNING outbox_id",
+            (chat_id, self.owner, message, now, table_id),
         )
         return int(outbox_id)
 

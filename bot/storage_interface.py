@@ -92,15 +92,15 @@ class Storage(Protocol):
         self,
         row: TableRow,
         new_actions: Sequence[str] = (),
-        outbox: Sequence[bytes] = (),
+        outbox: Sequence[bytes | tuple[int, bytes]] = (),
         expect_rev: int | None = None,
         also: Callable[[Any], Awaitable[None]] | None = None,
     ) -> list[int]:
         """One transaction: appends `new_actions` as seq `row.version - len(new_actions)` …
         `row.version - 1`, stores status, state and version (chat, thread and opener are fixed
-        at creation) and puts the messages those actions caused (`outbox`, opaque) in the
-        outbox; their outbox ids, in order. `VersionConflict`, nothing written, unless the
-        stored version is `row.version - len(new_actions)`; `TableExists` when reopening beside
+        at creation) and puts the messages those actions caused (`outbox`, opaque; or
+        (chat, message) for another chat than the table's) in the outbox; their outbox ids, in
+        order. `VersionConflict`, nothing written, unless the stored version is `row.version - len(new_actions)`; `TableExists` when reopening beside
         an open table. With `expect_rev` (several processes share the database) the stored
         `rev` must be that too (`VersionConflict` otherwise); every save adds one to it, and
         stores `row.mem`, `row.settled` and the storage's `owner` as the table's last writer;

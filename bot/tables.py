@@ -243,7 +243,9 @@ class Tables:
             if isinstance(self.timers, StoredTimers):
                 await self.timers.write(store)
 
-        ids = await self.save(table, outbox=[o.dumps() for o in new], settle=True, also=timers)
+        ids = await self.save(
+            table, outbox=[(o.chat_id, o.dumps()) for o in new], settle=True, also=timers
+        )
         stored = dict(zip(map(id, new), ids, strict=True))
         for out in outs:
             oid = stored.get(id(out))
@@ -352,7 +354,7 @@ class Tables:
         self,
         table: Table,
         entries: list[str] | None = None,
-        outbox: Sequence[bytes] = (),
+        outbox: Sequence[bytes | tuple[int, bytes]] = (),
         *,
         settle: bool = False,
         also: Callable[[Any], Awaitable[None]] | None = None,
