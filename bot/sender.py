@@ -319,18 +319,22 @@ class Sender:
 
     async def _from_outbox(self, chat_id: int, chat: _Chat, coord: PgCoord) -> None:
         """Several processes, this one delivering to the chat: what waits for it is what the
-        outbox holds for it — stored by any process, in the order stored — then this
-        process's messages that are not stored (answers to commands)."""
-        local = [m for m in chat.queue if m.outbox_id is None]
+        outbox holds for it — stored by any process, in the order stored — then what was
+        stored here after that was read, then this process's messages that are not stored
+        (answers to commands). A stored message no longer there was delivered by another."""
+        rows = await coord.chat_outbox(chat_id)
+        last = max((oid for oid, _ in rows), default=0)
+        waiting = list(chat.queue)
         chat.queue.clear()
-        for outbox_id, data in await coord.chat_outbox(chat_id):
+        for outbox_id, data in rows:
             try:
                 self._enqueue(chat, Out.loads(data, outbox_id))
             except ValueError as e:
                 log.error("%s: dropped", e)
                 await self._forget(outbox_id)
-        for out in local:
-            self._enqueue(chat, out)
+        for out in waiting:
+            if out.outbox_id is None or out.outbox_id > last:
+                self._enqueue(chat, out)
 
     def _replaced(self, out: Out) -> None:
         """A waiting message replaced by a newer content: never sent, out of the outbox."""
