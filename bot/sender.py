@@ -320,10 +320,12 @@ class Sender:
     async def _from_outbox(self, chat_id: int, chat: _Chat, coord: PgCoord) -> None:
         """Several processes, this one delivering to the chat: what waits for it is what the
         outbox holds for it — stored by any process, in the order stored — then what was
-        stored here after that was read, then this process's messages that are not stored
-        (answers to commands). A stored message no longer there was delivered by another."""
+        posted here while that was read, then this process's messages that are not stored
+        (answers to commands). A stored message posted here before the outbox was read and no
+        longer in it was delivered by another process."""
+        before = {id(out) for out in chat.queue}
         rows = await coord.chat_outbox(chat_id)
-        last = max((oid for oid, _ in rows), default=0)
+        read = {oid for oid, _ in rows}
         waiting = list(chat.queue)
         chat.queue.clear()
         for outbox_id, data in rows:
@@ -333,7 +335,7 @@ class Sender:
                 log.error("%s: dropped", e)
                 await self._forget(outbox_id)
         for out in waiting:
-            if out.outbox_id is None or out.outbox_id > last:
+            if out.outbox_id is None or (id(out) not in before and out.outbox_id not in read):
                 self._enqueue(chat, out)
 
     def _replaced(self, out: Out) -> None:
