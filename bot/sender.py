@@ -157,6 +157,9 @@ class _Chat:
     queue: deque[Out] = field(default_factory=deque)
     worker: asyncio.Task[None] | None = None
     lease: Lease | None = None  # several processes: this one delivers to the chat now
+    # stored messages queued here already (several processes: read from the outbox, and
+    # posted by this process's own change a moment later)
+    queued: set[int] = field(default_factory=set)
 
 
 class SlotStore(Protocol):
@@ -281,7 +284,14 @@ class Sender:
             chat.worker = asyncio.get_running_loop().create_task(self._run(out.chat_id, chat))
 
     def _enqueue(self, chat: _Chat, out: Out) -> None:
-        """``out`` in the chat's queue, coalesced with what waits there."""
+        """``out`` in the chat's queue, coalesced with what waits there (a stored message
+        once)."""
+        if out.outbox_id is not None:
+            if out.outbox_id in chat.queued:
+                return
+            chat.queued.add(out.outbox_id)
+            if len(chat.queued) > 4096:
+                chat.queued = set(sorted(chat.queued)[-2048:])
         if out.info:
             waiting = [m for m in chat.queue if m.info]
             if any(m.text == out.text for m in waiting):
@@ -328,6 +338,7 @@ class Sender:
         read = {oid for oid, _ in rows}
         waiting = list(chat.queue)
         chat.queue.clear()
+        chat.queued -= read  # queued again now, from the outbox
         for outbox_id, data in rows:
             try:
                 self._enqueue(chat, Out.loads(data, outbox_id))
