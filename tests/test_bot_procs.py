@@ -5,9 +5,8 @@ twenty six-player games of simulated players played to their end while one proce
 actions replay without a gap, each action once, and its group heard each cheer its record holds
 — one more only for a message whose call a kill struck on its way.
 
-The issue (#27) asks for any number of processes; until they coordinate (table locks across
-processes, timers stored as rows, a shared outbox), three of them misbehave: that variant is
-expected to fail for now, the one-process variant passes."""
+A message whose call a kill struck on its way may arrive twice (nobody can tell whether
+Telegram got it): the game-over message too, at most once more a kill."""
 
 from __future__ import annotations
 
@@ -227,7 +226,10 @@ async def run_games(tmp: Path, url: str, procs: int) -> None:
     assert len(took) == procs  # every process took updates
     groups = [g for g, _ in seated]
     for g in groups:  # every game reached its end, its ranks announced in its group
-        assert len(over_texts[g.id]) == 1 and "本局结束" in over_texts[g.id][0], over_texts[g.id]
+        # once; twice only if a kill struck while it was on its way (sent again: nobody can
+        # tell whether Telegram got it)
+        assert 1 <= len(over_texts[g.id]) <= 1 + seen.kills, over_texts[g.id]
+        assert "本局结束" in over_texts[g.id][0], over_texts[g.id]
         assert ranks_told[g.id], f"chat {g.id}: no 头科 told"
     cheers = await check_storage(url, groups)
     assert sum(len(c) for c in cheers.values()) >= GAMES  # the record makes cheers to compare
@@ -237,19 +239,7 @@ async def run_games(tmp: Path, url: str, procs: int) -> None:
     assert not errors, errors[:5]
 
 
-@pytest.mark.parametrize(
-    "procs",
-    [
-        1,
-        pytest.param(
-            3,
-            marks=pytest.mark.xfail(
-                reason="#27: processes do not coordinate yet (table locks, timers, outbox)",
-                strict=False,
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("procs", [1, 3])
 async def test_twenty_games_on_several_processes_end_as_if_on_one(
     tmp_path: Path, pg_cluster: PgCluster, procs: int
 ) -> None:
