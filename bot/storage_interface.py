@@ -101,9 +101,9 @@ class Storage(Protocol):
         at creation) and puts the messages those actions caused (`outbox`, opaque; or
         (chat, message) for another chat than the table's) in the outbox; their outbox ids, in
         order. `VersionConflict`, nothing written, unless the stored version is
-        `row.version - len(new_actions)`; `TableExists` when reopening beside an open table. With `expect_rev` (several processes share the database) the stored
-        `rev` must be that too (`VersionConflict` otherwise); every save adds one to it, and
-        stores `row.mem`, `row.settled` and the storage's `owner` as the table's last writer;
+        `row.version - len(new_actions)`; `TableExists` when reopening beside an open table.
+        With `expect_rev` (several processes share the database) the stored `rev` must be
+        that too (`VersionConflict` otherwise); every save adds one to it, and stores `row.mem`, `row.settled` and the storage's `owner` as the table's last writer;
         `also` writes more in the same transaction (given the unit of work) when the save is
         stored (the timers a change sets)."""
 
