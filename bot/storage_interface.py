@@ -103,9 +103,10 @@ class Storage(Protocol):
         order. `VersionConflict`, nothing written, unless the stored version is
         `row.version - len(new_actions)`; `TableExists` when reopening beside an open table.
         With `expect_rev` (several processes share the database) the stored `rev` must be
-        that too (`VersionConflict` otherwise); every save adds one to it, and stores `row.mem`, `row.settled` and the storage's `owner` as the table's last writer;
-        `also` writes more in the same transaction (given the unit of work) when the save is
-        stored (the timers a change sets)."""
+        that too (`VersionConflict` otherwise); every save adds one to it, and stores
+        `row.mem`, `row.settled` and the storage's `owner` as the table's last writer; `also`
+        writes more in the same transaction (given the unit of work) when the save is stored
+        (the timers a change sets)."""
 
     async def pending_messages(self) -> list[tuple[int, bytes]]:
         """The outbox: messages stored with their actions and not yet delivered, oldest first
