@@ -23,9 +23,10 @@ ELSEWHERE = "or point GOUJI_DB elsewhere"
 
 def heartbeat_path(db_path: str) -> Path:
     if is_postgres_url(db_path):  # the container's own file, one per database URL and process
-        # several processes on one machine share the database: each its own file (its
-        # webhook port, or GOUJI_PROCESS, tells them apart)
-        who = os.environ.get("GOUJI_PROCESS") or os.environ.get("GOUJI_WEBHOOK_PORT", "")
+        # several processes on one machine share the database, each in webhook mode on a port
+        # of its own: each its own file
+        hooked = os.environ.get("TELEGRAM_WEBHOOK_URL")
+        who = os.environ.get("GOUJI_WEBHOOK_PORT", "") if hooked else ""
         digest = hashlib.sha256(f"{db_path} {who}".encode()).hexdigest()[:16]
         return Path(tempfile.gettempdir()) / f"gouji-{digest}.alive"
     return Path(db_path + ".alive")
