@@ -33,7 +33,7 @@ from typing import Any
 
 import asyncpg
 
-from .pg_storage import PostgresStorage, numbered
+from .pg_storage import PostgresStorage
 
 log = logging.getLogger("gouji.coord")
 BEAT_S = 1.0  # a process's heartbeat
@@ -154,22 +154,6 @@ class PgCoord:
             finally:
                 await conn.execute("SELECT pg_advisory_unlock($1)", table_id)
 
-    async def try_table_lock(self, table_id: int) -> asyncpg.pool.PoolConnectionProxy[Any] | None:
-        """The table's lock if nobody holds it (its connection: :meth:`unlock` frees it)."""
-        assert self._locks is not None, "not started"
-        conn = await self._locks.acquire()
-        if await conn.fetchval("SELECT pg_try_advisory_lock($1)", table_id):
-            return conn
-        await self._locks.release(conn)
-        return None
-
-    async def unlock(self, table_id: int, conn: asyncpg.pool.PoolConnectionProxy[Any]) -> None:
-        assert self._locks is not None
-        try:
-            await conn.execute("SELECT pg_advisory_unlock($1)", table_id)
-        finally:
-            await self._locks.release(conn)
-
     async def orphans(self) -> list[int]:
         """Tables a dead process left unsettled (it stored a change, then died before storing
         the messages and timers the change caused): another process shows them again."""
@@ -250,10 +234,6 @@ class PgCoord:
             due_at,
             self.proc_id,
         )
-
-    async def next_due(self) -> float | None:
-        rows = await self._rows("SELECT min(due_at) FROM timers")
-        return None if not rows or rows[0][0] is None else float(rows[0][0])
 
     # -- the outbox -----------------------------------------------------------------------------
     async def adopt_outbox(self) -> list[tuple[int, bytes]]:
@@ -345,4 +325,4 @@ def coord_for(storage: object) -> Solo | PgCoord:
     return Solo()
 
 
-__all__ = ["BEAT_S", "DEAD_S", "Lease", "PgCoord", "Solo", "TimerRow", "coord_for", "numbered"]
+__all__ = ["BEAT_S", "DEAD_S", "Lease", "PgCoord", "Solo", "TimerRow", "coord_for"]
