@@ -1,4 +1,4 @@
-"""A chat's settings: ``/settings`` shows its rules (the preset and every switch of RULES.md
+"""A chat's settings: ``/settings`` shows its rules (the preset and every switch of docs/rules.md
 §13) and how the bot runs its tables (turn timer, AI level, language, the table picture),
 changed with buttons by a chat admin or the opener of the open lobby. Changes apply to the lobby
 and to later tables; a running match keeps the rules it was dealt with. ``/rules`` and

@@ -1,5 +1,5 @@
 """The asked player's keyboard in the play, as a small machine: what each tap chooses, which
-buttons are offered for the cards chosen so far, and their labels (RULES.md §3, §6, §7).
+buttons are offered for the cards chosen so far, and their labels (docs/rules.md §3, §6, §7).
 
 Leading (any legal lead may be made): a rank tap chooses the whole rank (again: none of it),
 ``n张`` buttons set how many of that rank, ``+2`` ``+2×2`` ``+大王`` … set the 2s and jokers

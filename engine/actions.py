@@ -11,7 +11,7 @@ __all__ = ["Action", "Ask", "Code", "Do", "IllegalAction"]
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """``seat`` does ``do``; ``cards`` (notation, RULES.md §2) for a play or a 还贡."""
+    """``seat`` does ``do``; ``cards`` (notation, docs/rules.md §2) for a play or a 还贡."""
 
     seat: int
     do: Do

@@ -1,4 +1,4 @@
-"""Cards and their notation (RULES.md §2).
+"""Cards and their notation (docs/rules.md §2).
 
 Ranks are ints 0..14 in strength order ``3 4 5 6 7 8 9 T J Q K A 2 S B``; suits never matter for
 play, so the engine keeps hands as *counts by rank* (a tuple of 15 ints). Suits appear only in the
@@ -29,7 +29,7 @@ _CHAR_RANK["0"] = TEN  # some players type 10 as 0
 
 
 class NotationError(ValueError):
-    """Text that is not in the card notation of RULES.md §2."""
+    """Text that is not in the card notation of docs/rules.md §2."""
 
 
 def rank_of(char: str) -> int:

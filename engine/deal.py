@@ -1,4 +1,4 @@
-"""Dealing (RULES.md §5.1), 买3 and 要3 (§5.3), the first leader (§5.6), and paying tribute
+"""Dealing (docs/rules.md §5.1), 买3 and 要3 (§5.3), the first leader (§5.6), and paying tribute
 (§11). Pure functions over counts by rank; suits only for the first-leader rule."""
 
 from __future__ import annotations

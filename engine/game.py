@@ -1,11 +1,11 @@
-"""One game from its first play to its end: tricks (RULES.md §6), 烧牌 (§7), 憋3 and 闷 (§8),
+"""One game from its first play to its end: tricks (docs/rules.md §6), 烧牌 (§7), 憋3 and 闷 (§8),
 开点 (§9), ranks (§10), 无头 and 四户乱缠 (§12).
 
 The game asks one seat at a time (:meth:`Game.asked`); :meth:`Game.apply` checks an action
 (raising :class:`IllegalAction` and changing nothing when it is refused), carries it out, makes
 every automatic move that follows (auto passes, the end of a trick, 接风, 诈烧) and returns the
 events, until a seat must decide again or the game is over. What each seat may see of it
-(RULES.md §13) is :func:`game_view`.
+(docs/rules.md §13) is :func:`game_view`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Which plays a hand can make (RULES.md §3): the answers that beat a top, and leads.
+"""Which plays a hand can make (docs/rules.md §3): the answers that beat a top, and leads.
 
 Generation follows the shape of the top rather than searching subsets: a beating play has the
 same size, at least as many big jokers as the top has small ones, and a body of a higher rank

@@ -1,4 +1,4 @@
-"""A match: consecutive games of the same six seats, linked by tribute (RULES.md §11) and the
+"""A match: consecutive games of the same six seats, linked by tribute (docs/rules.md §11) and the
 next leader (§5.6), with a running score (§10). The one object the bot and the AI drive.
 
 One question-and-answer interface serves both phases of every game::

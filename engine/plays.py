@@ -1,4 +1,4 @@
-"""Plays (一手牌), their comparison, 贴钱 and 挂花 (RULES.md §3), 够级 and 开点牌 (§4)."""
+"""Plays (一手牌), their comparison, 贴钱 and 挂花 (docs/rules.md §3), 够级 and 开点牌 (§4)."""
 
 from __future__ import annotations
 

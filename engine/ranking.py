@@ -1,4 +1,4 @@
-"""Ranks, the end of a game and the score (RULES.md §10), and the debts it leaves (§9, §11)."""
+"""Ranks, the end of a game and the score (docs/rules.md §10), and the debts it leaves (§9, §11)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def compute_ranks(
     earliest lowest; everyone else takes the best rank still free; the revolutionary's rank is
     kept out of both fills.
 
-    Gap in RULES.md, decided here: while the revolutionary's rank is unsettled, a teammate at
+    Gap in docs/rules.md, decided here: while the revolutionary's rank is unsettled, a teammate at
     the bottom (闷 or 诈烧) means the teammates cannot take both 头科 and 二科, so 四科 is kept
     free for the revolutionary even if four players end at the bottom (§5.4's promise of 三科 or
     四科 wins over filling the bottom upward). It is announced only when §10 settles it."""

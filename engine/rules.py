@@ -1,4 +1,4 @@
-"""Variant switches and presets (RULES.md §13)."""
+"""Variant switches and presets (docs/rules.md §13)."""
 
 from __future__ import annotations
 

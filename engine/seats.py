@@ -1,4 +1,4 @@
-"""Seat geometry (RULES.md §1): six seats 0–5, play counterclockwise i → i+1, teams (联邦)
+"""Seat geometry (docs/rules.md §1): six seats 0–5, play counterclockwise i → i+1, teams (联邦)
 A = {0, 2, 4} and B = {1, 3, 5}, each player's 对头 across the table."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Before the first play of a game (RULES.md §5, in its order): deal, tribute exchange (§11),
+"""Before the first play of a game (docs/rules.md §5, in its order): deal, tribute exchange (§11),
 买3, 革命, 要头/无头, 宣点, the first leader. Decisions are asked one seat at a time, like play."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""How a game flows between decisions (RULES.md §6–§12): who is asked about a top and in what
+"""How a game flows between decisions (docs/rules.md §6–§12): who is asked about a top and in what
 order, auto passes, the end of a trick, 开点, 接风 and 诈烧; ranks as players leave play, 四户乱缠
 and the end of the game. :class:`engine.game.Game` builds on it and adds the checks and plays.
 """

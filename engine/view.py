@@ -1,4 +1,4 @@
-"""What one seat may see (RULES.md §13 ``counts_at``, ``partner_cards_at``): the per-seat view.
+"""What one seat may see (docs/rules.md §13 ``counts_at``, ``partner_cards_at``): the per-seat view.
 
 Renderers and AI players read only views, never the game itself, so nothing hidden can leak.
 A view with ``seat=None`` is the spectator's (the group chat's table). This module defines the

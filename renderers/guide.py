@@ -1,4 +1,4 @@
-"""Long texts: the ``/rules`` summary of a table's switches (RULES.md §13) and the help."""
+"""Long texts: the ``/rules`` summary of a table's switches (docs/rules.md §13) and the help."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def switch_value(switch: str, value: object, lang: str = "zh") -> str:
 
 
 def rules_text(rules: Rules, lang: str = "zh") -> str:
-    """Every switch of RULES.md §13 in words, under the preset's name; switches that differ from
+    """Every switch of docs/rules.md §13 in words, under the preset's name; switches that differ from
     the preset are marked."""
     lang = lang_or_default(lang)
     cat = Catalog.load(lang)

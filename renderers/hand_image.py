@@ -57,7 +57,7 @@ SEL_BADGE, SEL_BADGE_TEXT = (25, 118, 230), (255, 255, 255)
 GOLD = (235, 180, 30)
 Color = tuple[int, int, int]
 
-SUIT_CYCLE = "♠♥♣♦"  # decorative: suits are not part of the notation (RULES.md §2)
+SUIT_CYCLE = "♠♥♣♦"  # decorative: suits are not part of the notation (docs/rules.md §2)
 RANK_LABEL = {TEN: "10", SMALL: "小", BIG: "大"}
 LABELS = "3456789TJQKA2SB"
 
@@ -239,7 +239,7 @@ def _palette() -> Image.Image:
 
 
 def render_hand(hand: str, selected: str = "") -> bytes:
-    """A PNG of ``hand`` (RULES.md §2 notation); cards of ``selected`` (a sub-multiset) raised."""
+    """A PNG of ``hand`` (docs/rules.md §2 notation); cards of ``selected`` (a sub-multiset) raised."""
     counts = parse(hand)
     chosen = parse(selected)
     rows, width = layout(counts)

@@ -4,7 +4,7 @@ bot's own words in ``data/i18n/bot.<lang>.json`` (merged; a key may be defined o
 Each value is a ``str.format`` template with named placeholders (``{name}``) and Telegram HTML
 (``<b>``). English templates mark a player's term with brackets, ``burns [烧]``: the first time a
 term appears in one message it is shown as ``burns (烧)``, later in the same message just
-``burns`` (RULES.md keeps the Chinese terms; English readers learn them in passing).
+``burns`` (docs/rules.md keeps the Chinese terms; English readers learn them in passing).
 
 Parameters are inserted as given: callers escape user text (player names) with :func:`html.escape`
 before passing it, and the term markers are expanded in the template before formatting, so text

@@ -1,7 +1,7 @@
 """The table the group chat sees: six seats around a hexagon, two 联邦 by colour, the top play,
 whose turn.
 
-Seat 0 sits at the bottom and play moves counterclockwise, seat i → i+1 (RULES.md §1), so each
+Seat 0 sits at the bottom and play moves counterclockwise, seat i → i+1 (docs/rules.md §1), so each
 seat's 对头 (i+3) sits straight across, joined by a line through the table. A key in the corner
 names each 联邦's members by its colour.
 

@@ -44,7 +44,7 @@ def person(name: str) -> str:
 
 
 def rank_name(rank: int, lang: str = "zh") -> str:
-    """头科 … 大落 for ranks 1 … 6 (RULES.md §10)."""
+    """头科 … 大落 for ranks 1 … 6 (docs/rules.md §10)."""
     if not 1 <= rank <= 6:
         raise ValueError(f"no rank {rank} (1 = 头科 … 6 = 大落)")
     return t(lang, f"rank.{rank}")
@@ -73,7 +73,7 @@ def _count_text(rank: int, n: int, lang: str) -> str:
 
 
 def card_text(notation: str, lang: str = "zh") -> str:
-    """A play in words as players say it (RULES.md §3): the jokers (花) first, then the 2s (钱),
+    """A play in words as players say it (docs/rules.md §3): the jokers (花) first, then the 2s (钱),
     then the rank: ``BBS222T`` → ``2个大王+小王+3个2+10`` (never ``10+2个大王``, which reads as
     "10+2"), ``22888`` → ``2个2+3个8``, ``8`` → ``8``; English ``a 2 + four 8s``. A notation
     of several plain ranks (a hand) reads as :func:`hand_text`."""

@@ -1,4 +1,4 @@
-"""The exact endgame search (engine.ai.endgame, RULES.md §12 四户乱缠): its positions follow the
+"""The exact endgame search (engine.ai.endgame, docs/rules.md §12 四户乱缠): its positions follow the
 engine move by move to the same final score, its alpha-beta value is the plain minimax value,
 and the hard level plays the best action when every card left is known."""
 

@@ -1,4 +1,4 @@
-"""RULES.md §8: 憋3 (the 3s go last, all together) and 闷 (a beaten penultimate play)."""
+"""docs/rules.md §8: 憋3 (the 3s go last, all together) and 闷 (a beaten penultimate play)."""
 
 from __future__ import annotations
 

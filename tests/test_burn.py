@@ -1,4 +1,4 @@
-"""RULES.md §7: 烧牌, 解烧, 反烧, success and 烧贡, 诈烧, the burn duty."""
+"""docs/rules.md §7: 烧牌, 解烧, 反烧, success and 烧贡, 诈烧, the burn duty."""
 
 from __future__ import annotations
 

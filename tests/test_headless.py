@@ -1,4 +1,4 @@
-"""RULES.md §12 (无头, 四户乱缠) and §5.4's 要头 (够死级)."""
+"""docs/rules.md §12 (无头, 四户乱缠) and §5.4's 要头 (够死级)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §2 (cards and notation), §3 (plays and their comparison), §4 (够级, 开点牌)."""
+"""docs/rules.md §2 (cards and notation), §3 (plays and their comparison), §4 (够级, 开点牌)."""
 
 from __future__ import annotations
 

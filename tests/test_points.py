@@ -1,4 +1,4 @@
-"""RULES.md §9: 开点 (opening) and the 点贡 table with 宣点."""
+"""docs/rules.md §9: 开点 (opening) and the 点贡 table with 宣点."""
 
 from __future__ import annotations
 

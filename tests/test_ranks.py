@@ -1,4 +1,4 @@
-"""RULES.md §10: ranks, the end of a game, 串三户 and the score."""
+"""docs/rules.md §10: ranks, the end of a game, 串三户 and the score."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_score_tie_records_nothing() -> None:
 def test_revolutionary_keeps_its_rank_when_four_players_end_at_the_bottom() -> None:
     # Found by the long random run: 4 (team A) revolted; 3 failed a burn; 1, 2 and 5 were
     # smothered; 0 is left. 2 is 4's teammate at the bottom, so 4 is 四科 and the bottom fill
-    # skips it (a decision where RULES.md is silent).
+    # skips it (a decision where docs/rules.md is silent).
     assert compute_ranks([0], [3], [1, 2], 4)[4] is None  # not yet settled by §10
     ranks = compute_ranks([0], [3], [1, 2, 5], 4, over=True)
     assert ranks == [1, 5, 3, 6, 4, 2]

@@ -236,7 +236,7 @@ def test_nobody_is_named_while_a_burn_claim_is_asked() -> None:
 
 
 def test_help_gets_gouji_right_and_explains_the_terms() -> None:
-    """RULES.md §4: 22888 is five 8s, not 够级; 开点, 憋3 and 闷 each explained in one line."""
+    """docs/rules.md §4: 22888 is five 8s, not 够级; 开点, 憋3 and 闷 each explained in one line."""
     zh, en = help_text("zh"), help_text("en")
     assert "3个8+2个2只是5个8，不够级" in zh and "just five 8s: not gouji" in en
     for term in ("开点", "憋3", "闷"):

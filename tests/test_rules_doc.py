@@ -1,4 +1,4 @@
-"""docs/rules.md, the players' rulebook: both languages keep RULES.md's § numbering (so a § the
+"""docs/rules.md, the players' rulebook: both languages keep the same § numbering (so a § the
 engine cites is a § the players can read), name every switch of §13 by its code name and by its
 /settings button, and state each preset's setting as engine/rules.py has it."""
 
@@ -19,7 +19,7 @@ ENGINE = ROOT / "engine"
 I18N = ROOT / "data" / "i18n"
 
 HALVES = {"zh": "# 够级规则（中文）", "en": "# Gouji rules (English)"}
-SECTIONS = list(range(1, 14))  # RULES.md §1 … §13
+SECTIONS = list(range(1, 14))  # docs/rules.md §1 … §13
 PRESET_WORD = {
     "zh": {"standard": "标准打法", "qingdao": "青岛打法", "casual": "休闲打法"},
     "en": {"standard": "Standard", "qingdao": "Qingdao", "casual": "Casual"},

@@ -1,4 +1,4 @@
-"""RULES.md §13: switches and presets."""
+"""docs/rules.md §13: switches and presets."""
 
 from __future__ import annotations
 

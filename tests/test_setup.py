@@ -1,4 +1,4 @@
-"""RULES.md §5: the deal, 买3/要3, 革命 (and 流局), 要头, 宣点, the first leader."""
+"""docs/rules.md §5: the deal, 买3/要3, 革命 (and 流局), 要头, 宣点, the first leader."""
 
 from __future__ import annotations
 

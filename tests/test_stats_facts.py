@@ -1,5 +1,5 @@
 """Per-seat facts of a game record (engine/stats/facts.py), checked against what the events
-say: the shared example records (their expected output, worked out from RULES.md) and seeded
+say: the shared example records (their expected output, worked out from the rulebook) and seeded
 random games replayed by the referee."""
 
 from __future__ import annotations

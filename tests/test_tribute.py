@@ -1,4 +1,4 @@
-"""RULES.md §11: tribute owed at the end of a game, and the exchange after the next deal."""
+"""docs/rules.md §11: tribute owed at the end of a game, and the exchange after the next deal."""
 
 from __future__ import annotations
 

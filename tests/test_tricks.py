@@ -1,4 +1,4 @@
-"""RULES.md §6: leading, who may answer, passing, 让牌, a top standing, 接风, finishing."""
+"""docs/rules.md §6: leading, who may answer, passing, 让牌, a top standing, 接风, finishing."""
 
 from __future__ import annotations
 

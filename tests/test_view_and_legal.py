@@ -1,4 +1,4 @@
-"""The per-seat view (RULES.md §13 counts_at, partner_cards_at) and the legal-actions API."""
+"""The per-seat view (docs/rules.md §13 counts_at, partner_cards_at) and the legal-actions API."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""AI players (RULES.md throughout): easy (random legal), normal (heuristic), hard (search).
+"""AI players (docs/rules.md throughout): easy (random legal), normal (heuristic), hard (search).
 
 One entry point, :func:`decide`, for empty seats, 托管 and hints (docs/ai.md)::
 

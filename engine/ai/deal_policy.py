@@ -1,4 +1,4 @@
-"""The 'normal' player's deal-phase decisions (RULES.md §5.4 革命 and 要头, §5.5 宣点,
+"""The 'normal' player's deal-phase decisions (docs/rules.md §5.4 革命 and 要头, §5.5 宣点,
 §11 还贡), judged on the seat's own hand only."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Exact search of small endgames, for the hard level (RULES.md §12 四户乱缠).
+"""Exact search of small endgames, for the hard level (docs/rules.md §12 四户乱缠).
 
 Once 四户乱缠 has begun, four players or fewer are active and the game is a plain climbing game:
 no 够级, burns, 让牌 or 开点; everyone is asked in seat order, passing removes nobody, and a top

@@ -1,4 +1,4 @@
-"""Estimates over hidden cards: can an opponent beat a play? (RULES.md §3, §6.2, §7)
+"""Estimates over hidden cards: can an opponent beat a play? (docs/rules.md §3, §6.2, §7)
 
 The hidden pool is what a seat cannot see (``Knowledge.pool``); an opponent's hand is estimated
 by drawing as many cards from the pool as that opponent holds. Cheap exact tests first (nothing

@@ -1,4 +1,4 @@
-"""The 'normal' player of the play phase: a heuristic club player (RULES.md §6–§8, §12).
+"""The 'normal' player of the play phase: a heuristic club player (docs/rules.md §6–§8, §12).
 
 A hand is seen as *groups* (all cards of one rank, 3s apart under 憋3) plus *control* cards
 (2s and jokers). It leads its lowest group, keeps control cards to beat with and to carry its last

@@ -49,7 +49,7 @@ class TableGame:
 
 @dataclass(frozen=True, slots=True)
 class PlayerStats:
-    """A player's totals over a run of games, oldest first (RULES.md § per field in
+    """A player's totals over a run of games, oldest first (docs/rules.md § per field in
     :class:`SeatFacts`)."""
 
     games: int = 0

@@ -5,7 +5,7 @@ A fact is public: it follows from what the table saw (plays, burns, 闷, ranks, 
 from a hand. Facts are recomputed from the stored records whenever this module changes
 (:data:`FACTS_VERSION`), so nothing here is state.
 
-Points: a game record holds ranks, and the engine scores them (RULES.md §10, 计分: 头科 +4,
+Points: a game record holds ranks, and the engine scores them (docs/rules.md §10, 计分: 头科 +4,
 二科 +2, 三科 0, 四科 0, 二落 −2, 大落 −4; a team's score is its sum minus the other's; only the
 winner records it, 串三户 = 12). A seat's ``points`` is its team's margin, signed: what its
 team recorded when it won, the negative of what the other team recorded when it lost, 0 for a
@@ -37,7 +37,7 @@ class GameNotOver(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class SeatFacts:
-    """One seat's facts of one game (RULES.md § in each comment). ``rank`` is 0 only in the
+    """One seat's facts of one game (docs/rules.md § in each comment). ``rank`` is 0 only in the
     facts of an unfinished game (:func:`game_facts` with ``partial=True``)."""
 
     seat: int  # 0–5; team A = 0, 2, 4 (§1)
