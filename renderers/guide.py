@@ -49,8 +49,8 @@ def switch_value(switch: str, value: object, lang: str = "zh") -> str:
 
 
 def rules_text(rules: Rules, lang: str = "zh") -> str:
-    """Every switch of docs/rules.md §13 in words, under the preset's name; switches that differ from
-    the preset are marked."""
+    """Every switch of docs/rules.md §13 in words, under the preset's name; switches that differ
+    from the preset are marked."""
     lang = lang_or_default(lang)
     cat = Catalog.load(lang)
     seen: set[str] = set()

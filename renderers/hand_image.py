@@ -239,7 +239,8 @@ def _palette() -> Image.Image:
 
 
 def render_hand(hand: str, selected: str = "") -> bytes:
-    """A PNG of ``hand`` (docs/rules.md §2 notation); cards of ``selected`` (a sub-multiset) raised."""
+    """A PNG of ``hand`` (docs/rules.md §2 notation); cards of ``selected`` (a sub-multiset)
+    raised."""
     counts = parse(hand)
     chosen = parse(selected)
     rows, width = layout(counts)

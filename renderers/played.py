@@ -2,9 +2,10 @@
 plays of the trick in progress.
 
 Built from the engine's events only, and only from plays, which every seat sees as they are made
-(docs/rules.md §6): no hand, no tribute, no dead card, no declined burn claim enters it, so it is the
-same for every seat and for the group. The bot's :class:`~renderers.transcript.Transcript` keeps
-one (it is fed every event of the game, rebuilt the same after a restart); the DM's table lines
+(docs/rules.md §6): no hand, no tribute, no dead card, no declined burn claim enters it, so it
+is the same for every seat and for the group. The bot's
+:class:`~renderers.transcript.Transcript` keeps one (it is fed every event of the game, rebuilt
+the same after a restart); the DM's table lines
 (:func:`renderers.dm.table_lines`) read it beside the seat's own view.
 """
 

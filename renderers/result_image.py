@@ -1,6 +1,7 @@
 """The end of a game for the group: ranks 头科…大落, 开点 marks, faults, 串三户, the score and the
-tributes owed for the next game (docs/rules.md §9–§11), each player named, the two 联邦 by colour with a
-key; every text ≥ ``MIN_TEXT`` px, readable at phone width (tests/test_renderers_phone.py).
+tributes owed for the next game (docs/rules.md §9–§11), each player named, the two 联邦 by
+colour with a key; every text ≥ ``MIN_TEXT`` px, readable at phone width
+(tests/test_renderers_phone.py).
 Drawn here on a canvas in the table's style; its PNG is :func:`renderers.png.render_game_over`."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The exact endgame search (engine.ai.endgame, docs/rules.md §12 四户乱缠): its positions follow the
-engine move by move to the same final score, its alpha-beta value is the plain minimax value,
+"""The exact endgame search (engine.ai.endgame, docs/rules.md §12 四户乱缠): its positions follow
+the engine move by move to the same final score, its alpha-beta value is the plain minimax value,
 and the hard level plays the best action when every card left is known."""
 
 from __future__ import annotations
