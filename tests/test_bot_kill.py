@@ -29,6 +29,9 @@ KNOBS = {
     "GOUJI_AI_DELAY": "0",
     "GOUJI_PACE": "0.2,0",  # the group paced: cheers wait in its queue, where kills strike
     "GOUJI_TURN_S": "3600",
+    # a seat that cannot beat is shown passing for a moment, not a person's 1.5-4 s: the holds
+    # (timers, kills striking them) stay, the real waits go
+    "GOUJI_PASS_THINK": "0.05",
 }
 
 
