@@ -132,9 +132,12 @@ class _Shim:
 
 async def test_killed_twenty_times_the_game_ends_as_if_never_killed(tmp_path: Path) -> None:
     (tmp_path / "calm").mkdir()
-    reference, _, _, cheers = await one_game(tmp_path / "calm", 0, random.Random(1))
     (tmp_path / "killed").mkdir()
-    killed, kills, starts, heard = await one_game(tmp_path / "killed", KILLS, random.Random(2))
+    # the two runs side by side, each with its own server, bot process and database
+    (reference, _, _, cheers), (killed, kills, starts, heard) = await asyncio.gather(
+        one_game(tmp_path / "calm", 0, random.Random(1)),
+        one_game(tmp_path / "killed", KILLS, random.Random(2)),
+    )
     assert kills >= KILLS and starts == kills + 1
     assert len(reference) > 100
     assert killed == reference  # the same deals and actions, each exactly once
