@@ -34,7 +34,7 @@ from renderers import card_text
 NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")
 # Telegram's limits (and the bot's pacing) in test worlds run this many times as fast: the same
 # budgets, waits a SPEED-th as long
-SPEED = 20.0
+SPEED = 60.0
 
 
 @dataclass
