@@ -40,6 +40,7 @@ class Lobby:
         self.sender = tables.sender
         self.timers = tables.timers
         self.timers.on("countdown", self._run_countdown)
+        tables.on_resume(TableStatus.LOBBY, self.resumed)
 
     def register(self, router: Router) -> None:
         router.command("gouji", self._cmd_gouji, people_only=True)

@@ -38,12 +38,15 @@ UNTIMED = (HandOp.AUTO, HandOp.AUTO_YES, HandOp.CANCEL)  # 托管 and its confir
 class Play:
     """A table's match: presses on hand messages, actions, AI moves, turn timers."""
 
-    def __init__(self, tables: Tables, workers: Workers) -> None:
+    def __init__(
+        self, tables: Tables, workers: Workers, game_stored: Callable[[Table], Awaitable[None]]
+    ) -> None:
         self.tables = tables
         self.sender = tables.sender
         self.timers = tables.timers
         self.workers = workers  # the hard AI searches there
-        self.game_stored: list[Callable[[Table], Awaitable[None]]] = []  # after each game
+        self.game_stored = game_stored  # after each game: its facts, badges, 复盘 (game_end)
+        tables.on_resume(TableStatus.PLAYING, self.resumed)
         self.timers.on("step", self._step)
         self.timers.on("hold", self._hold_step)
         self.timers.on("remind", self._remind)
@@ -430,8 +433,7 @@ class Play:
             )
             table.st.stored_games = m.number
             await self.tables.save(table)
-            for hook in self.game_stored:  # the story: facts, badges, the 复盘 (bot.game_end)
-                await hook(table)
+            await self.game_stored(table)  # the story: facts, badges, the 复盘 (bot.game_end)
 
     def resumed(self, table: Table) -> None:
         """After a restart: the group and every player see the table again; the asked player
