@@ -46,7 +46,7 @@ from .health import HEARTBEAT_EVERY, Heartbeat
 from .logs import protect
 from .pacing import Pacing
 from .request import AiohttpRequest
-from .router import Command, CommandCall, Members, Where
+from .router import Command, CommandCall, Members, Menu, Where
 from .sender import Sender
 from .tables import Config, UserInfo
 from .timers import LoopTimers
@@ -54,10 +54,6 @@ from .workers import Workers
 
 log = logging.getLogger("gouji.app")
 HTTP_CONNECTIONS = 32  # calls to the Bot API in flight at once (more wait for a connection)
-# The order of the command menu Telegram shows (groups; a private chat shows a few of them).
-MENU: tuple[str, ...] = ("gouji", "join", "leave", "hand", "rules", "settings", "stop", "help")
-MENU += ("history", "match", "stats", "top", "replay", "record")  # bot.story
-PRIVATE_MENU = ("start", "hand", "rules", "help")
 ADMINS = (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
@@ -348,9 +344,12 @@ async def post_shutdown(app: GoujiApp) -> None:
 
 
 async def _set_commands(app: GoujiApp) -> None:
+    rt = app.bot_data.rt
+    assert rt is not None
+    router = rt.parts.router  # the menus: what the parts registered (bot.router.Menu)
     for code in ("zh", "en"):
-        group = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in MENU]
-        private = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in PRIVATE_MENU]
+        group = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in router.menu(Menu.GROUP)]
+        private = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in router.menu(Menu.PRIVATE)]
         lc = code if code != "zh" else None  # the default list is Chinese
         try:
             await app.bot.set_my_commands(

@@ -82,7 +82,8 @@ def compose(
     lobby = Lobby(tables, play, absence)
     settings = SettingsMenu(tables)
     story = Story(tables, workers, store)
-    for part in (play, absence, lobby, settings, story):  # a new part registers here
+    for part in (lobby, play, absence, settings, story):  # a new part registers here (its
+        # commands take their place in the menu in this order)
         part.register(router)
 
     async def refused(chat_id: int) -> None:

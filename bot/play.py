@@ -25,7 +25,7 @@ from .hold import Hold, plan, think_time
 from .keyboards import EMPTY_SELECTION, option_for, smallest_first
 from .model import AiLevel, TableStatus
 from .outbox import Answer, Out, Slot, SlotKind
-from .router import CommandCall, Press, Router
+from .router import CommandCall, Menu, Press, Router
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
 from .timers import Job
@@ -52,7 +52,7 @@ class Play:
         self.timers.on("remind", self._remind)
 
     def register(self, router: Router) -> None:
-        router.command("hand", self._cmd_hand)
+        router.command("hand", self._cmd_hand, menu=Menu.BOTH)
         router.guard(Kind.HAND, self._guard)
         router.on(Kind.HAND, HandOp.AUTO, self._auto)
         router.on(Kind.HAND, HandOp.AUTO_YES, self._auto_yes)
