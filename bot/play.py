@@ -25,7 +25,7 @@ from .hold import Hold, plan, think_time
 from .keyboards import EMPTY_SELECTION, option_for, smallest_first
 from .model import AiLevel, TableStatus
 from .outbox import Answer, Out, Slot, SlotKind
-from .router import CommandCall, Press, Router
+from .router import CommandCall, Menu, Press, Router
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
 from .timers import Job
@@ -38,18 +38,21 @@ UNTIMED = (HandOp.AUTO, HandOp.AUTO_YES, HandOp.CANCEL)  # 托管 and its confir
 class Play:
     """A table's match: presses on hand messages, actions, AI moves, turn timers."""
 
-    def __init__(self, tables: Tables, workers: Workers) -> None:
+    def __init__(
+        self, tables: Tables, workers: Workers, game_stored: Callable[[Table], Awaitable[None]]
+    ) -> None:
         self.tables = tables
         self.sender = tables.sender
         self.timers = tables.timers
         self.workers = workers  # the hard AI searches there
-        self.game_stored: list[Callable[[Table], Awaitable[None]]] = []  # after each game
+        self.game_stored = game_stored  # after each game: its facts, badges, 复盘 (game_end)
+        tables.on_resume(TableStatus.PLAYING, self.resumed)
         self.timers.on("step", self._step)
         self.timers.on("hold", self._hold_step)
         self.timers.on("remind", self._remind)
 
     def register(self, router: Router) -> None:
-        router.command("hand", self._cmd_hand)
+        router.command("hand", self._cmd_hand, menu=Menu.BOTH)
         router.guard(Kind.HAND, self._guard)
         router.on(Kind.HAND, HandOp.AUTO, self._auto)
         router.on(Kind.HAND, HandOp.AUTO_YES, self._auto_yes)
@@ -430,8 +433,7 @@ class Play:
             )
             table.st.stored_games = m.number
             await self.tables.save(table)
-            for hook in self.game_stored:  # the story: facts, badges, the 复盘 (bot.game_end)
-                await hook(table)
+            await self.game_stored(table)  # the story: facts, badges, the 复盘 (bot.game_end)
 
     def resumed(self, table: Table) -> None:
         """After a restart: the group and every player see the table again; the asked player
