@@ -256,27 +256,17 @@ def lead_plays(hand: Sequence[int], bie3: bool, need_joker: bool = False) -> lis
     plays: list[Play] = []
     holds_three = hand[THREE] > 0
     joker = BIG if hand[BIG] else SMALL if hand[SMALL] else -1
-    if need_joker:
-        with_joker = _LEADS_WITH.get(joker)
-        for r, have in enumerate(hand):
-            if not have:
-                continue
-            if r == THREE and bie3:
-                if have == sum(hand):
-                    plays.append(_LEADS[THREE][have][-1])
-            elif r >= SMALL:  # a joker alone
-                plays.extend(_LEADS[r][have])
-            elif with_joker is not None:
-                plays.extend(with_joker[r][have])
-    else:
-        for r, have in enumerate(hand):
-            if not have:
-                continue
-            if r == THREE and bie3:
-                if have == sum(hand):
-                    plays.append(_LEADS[THREE][have][-1])
-            else:
-                plays.extend(_LEADS[r][have])
+    # with the duty, a joker rides along with each group (jokers lead alone); no group may go
+    # without one, so a hand without jokers has only its whole hand (below) to offer
+    table = _LEADS_WITH.get(joker) if need_joker else _LEADS
+    for r, have in enumerate(hand):
+        if not have:
+            continue
+        if r == THREE and bie3:
+            if have == sum(hand):
+                plays.append(_LEADS[THREE][have][-1])
+        elif table is not None:
+            plays.extend(table[r][have])
     if need_joker and not (bie3 and holds_three):
         p = as_play(tuple(hand))
         if p is not None and p not in plays:
