@@ -281,11 +281,15 @@ def width(text: str) -> int:
 
 
 def _play_label(cards: str, sit: Situation, lang: str, quick: bool) -> str:
+    """A ▶ play's label (a burn named as §7 names it, ⚠️ one that will fail), or 出's: "出 …"
+    always, never the same words as the ▶ of the same cards above it."""
     shown = button_cards(cards, lang)
+    if not quick:
+        return t(lang, "bot.btn.play_cards", cards=shown)
     if sit.burn:
         kind = "risky" if cards in sit.risky else "play"
         return t(lang, f"taps.{sit.burn}.{kind}", cards=shown)
-    return t(lang, "taps.quick" if quick else "bot.btn.play_cards", cards=shown)
+    return t(lang, "taps.quick", cards=shown)
 
 
 def move_label(move: Move, legal: Legal, hand: Counts, selection: Counts, lang: str) -> str:
