@@ -39,6 +39,7 @@ from .coord import Lease, PgCoord, Solo
 from .keyboards import Keyboard
 from .media import send_media
 from .outbox import Out, Slot
+from .storyqueue import LATER
 from .workers import Workers
 
 log = logging.getLogger("gouji.sender")
@@ -246,6 +247,7 @@ class Sender:
         self.errors = 0
         self.coord: Solo | PgCoord = Solo()
         self.stale = 0  # several processes: older contents another process had replaced
+        self.fenced = 0  # several processes: deliveries stopped by a lease that had moved
         self._forgetting: set[asyncio.Task[None]] = set()
 
     def bind(
@@ -275,6 +277,8 @@ class Sender:
 
     # -- posting -------------------------------------------------------------------------------
     def post(self, out: Out) -> None:
+        if LATER.get() and not out.later:  # posted by a story answer (bot.storyqueue)
+            out = replace(out, later=True)
         chat = self._chats.get(out.chat_id)
         if chat is None:
             chat = self._chats[out.chat_id] = _Chat(self.started)
@@ -305,7 +309,7 @@ class Sender:
                     self._replaced(pending)
                     break
             else:
-                chat.queue.append(out)
+                self._append(chat, out)
         elif out.slot is not None and not out.new:
             for i, pending in enumerate(chat.queue):
                 if pending.slot == out.slot:
@@ -315,7 +319,7 @@ class Sender:
                     self._replaced(pending)
                     break
             else:
-                chat.queue.append(out)
+                self._append(chat, out)
         elif out.slot is not None:  # sent anew: edits still waiting for the old one are moot
             kept = [m for m in chat.queue if m.slot != out.slot]
             for m in chat.queue:
@@ -323,9 +327,25 @@ class Sender:
                     self._replaced(m)
             chat.queue.clear()
             chat.queue.extend(kept)
-            chat.queue.append(out)
+            self._append(chat, out)
         else:
-            chat.queue.append(out)
+            self._append(chat, out)
+
+    @staticmethod
+    def _append(chat: _Chat, out: Out) -> None:
+        """At the end of the chat's queue — a game message before the story answers waiting
+        there (bot.storyqueue: a /replay never holds back the table picture)."""
+        if not out.later:
+            for i, pending in enumerate(chat.queue):
+                if pending.later:
+                    chat.queue.insert(i, out)
+                    return
+        chat.queue.append(out)
+
+    def later_waiting(self, chat_id: int) -> int:
+        """The chat's story answers not yet sent."""
+        chat = self._chats.get(chat_id)
+        return sum(1 for m in chat.queue if m.later) if chat is not None else 0
 
     async def _from_outbox(self, chat_id: int, chat: _Chat, coord: PgCoord) -> None:
         """Several processes, this one delivering to the chat: what waits for it is what the
@@ -421,6 +441,12 @@ class Sender:
             if not chat.queue:
                 break
             out = chat.queue.popleft()
+            if chat.lease is not None:  # several processes: the fencing token (bot.coord)
+                go = await self._fenced(chat, out)
+                if go is None:  # the lease moved: the chat goes to whoever holds it now
+                    break
+                if not go:
+                    continue  # delivered by another process meanwhile
             self._delivering += 1
             try:
                 if self._outdated(chat, out):
@@ -442,6 +468,21 @@ class Sender:
                 # A kill during the call itself leaves it there: sent again after the
                 # restart (the one case where a message may arrive twice)
                 await self._forget(out.outbox_id)
+
+    async def _fenced(self, chat: _Chat, out: Out) -> bool | None:
+        """Several processes: whether ``out`` goes out now under the chat's lease — None when
+        the lease moved to another process while this one was paused (``out`` back at the
+        head of the queue, the lease dropped without a release: the queue waits for the chat
+        again), False when its stored row is gone (another process delivered it)."""
+        assert chat.lease is not None and isinstance(self.coord, PgCoord)
+        held, go = await self.coord.fence(chat.lease, out.outbox_id)
+        if not held:
+            log.warning("the delivery of chat %d moved to another process", chat.lease.chat_id)
+            chat.queue.appendleft(out)
+            chat.lease = None
+            self.fenced += 1
+            return None
+        return go
 
     @staticmethod
     def _outdated(chat: _Chat, out: Out) -> bool:

@@ -154,13 +154,17 @@ class Tables:
     def all(self) -> list[Table]:
         return list(self.by_id.values())
 
-    async def find(self, table_id: int) -> Table | None:
-        """A table by id: in memory, or (several processes) as another process stored it."""
+    async def find(self, table_id: int, chat_id: int | None = None) -> Table | None:
+        """A table by id: in memory, or (several processes) as another process stored it;
+        with ``chat_id`` only that chat's (another chat's table is refused before it is
+        loaded: a forged id never brings it here, nor moves the chat's open table aside)."""
         table = self.by_id.get(table_id)
         if table is not None or not self.coord.shared:
-            return table
+            return table  # in memory already: the router tells it is not this chat's
         row = await self.storage.load_table(table_id)
         if row is None or row.status not in (*S.ACTIVE, TableStatus.OVER):
+            return None
+        if chat_id is not None and row.chat_id != chat_id:
             return None
         return await self._adopt(row)
 
@@ -286,7 +290,11 @@ class Tables:
 
     def add(self, table: Table) -> None:
         self.by_id[table.id] = table
-        self.where[(table.chat_id, table.thread_id)] = table.id
+        at = (table.chat_id, table.thread_id)
+        there = self.by_id.get(self.where.get(at, table.id))
+        # an ended table never takes its topic's place from an open one
+        if table.status in S.ACTIVE or there is None or there.status not in S.ACTIVE:
+            self.where[at] = table.id
 
     def next_seed(self) -> int | None:
         """The seed of the next new table's match (tests, demos), or None (the OS's)."""
