@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, Flag, auto
 from functools import partial
 from typing import Protocol
 
@@ -102,12 +102,23 @@ ChatGuard = Callable[[Press], Answer | None]
 CommandHandler = Callable[[CommandCall], Awaitable[None]]
 
 
+class Menu(Flag):
+    """The command menus Telegram shows a command in (groups', private chats'), in the order
+    the commands are registered."""
+
+    NONE = 0
+    GROUP = auto()
+    PRIVATE = auto()
+    BOTH = GROUP | PRIVATE
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
     handler: CommandHandler
     where: Where
     people_only: bool  # refused to a channel identity or an anonymous admin (they cannot sit)
+    menu: Menu = Menu.NONE
 
 
 class Router:
@@ -123,7 +134,7 @@ class Router:
         self._chat_guards: dict[Kind, ChatGuard] = {}
         self.commands: dict[str, Command] = {}
         # story answers, per chat: bounded, one at a time, after the game's messages
-        waiting = getattr(getattr(tables, "raw_sender", None), "later_waiting", None)
+        waiting = getattr(getattr(tables, "poster", None), "later_waiting", None)
         self.stories = StoryQueue(waiting)
 
     # -- registering -------------------------------------------------------------------------
@@ -163,12 +174,18 @@ class Router:
         where: Where = Where.ANY,
         *,
         people_only: bool = False,
+        menu: Menu = Menu.NONE,
     ) -> None:
+        """``handler`` answers ``/name`` (``where``), shown in the ``menu`` Telegram offers."""
         assert name not in self.commands, name
         cost = COSTS.get(name)
         if cost is not None:  # a story answer: in the chat's bounded queue (bot.storyqueue)
             handler = self._queued(name, cost, handler)
-        self.commands[name] = Command(name, handler, where, people_only)
+        self.commands[name] = Command(name, handler, where, people_only, menu)
+
+    def menu(self, which: Menu) -> list[str]:
+        """The commands shown in ``which`` menu, in the order registered."""
+        return [c.name for c in self.commands.values() if which in c.menu]
 
     def _queued(self, name: str, cost: int, handler: CommandHandler) -> CommandHandler:
         async def queued(call: CommandCall) -> None:

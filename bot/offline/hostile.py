@@ -27,10 +27,13 @@ from ..buttons import Callback, HandOp, Kind, LobbyOp, OverOp, StoryOp
 from .bench import KNOBS, _ms, _play, _seat, _table
 from .botprocess import BotProcess, until
 from .localapi import LocalBotApi, SentMessage, SimUser
-from .simplayers import button_data, lobby_message, press_lobby
+from .simplayers import SimPlayer, button_data, lobby_message, press_lobby
 
 FLOOD = ("/replay", "/record", "/stats", "/top", "/history", "/match", "/help")
-REVIEW_S = "2"  # each hostile game's 复盘 budget (production's is larger; a tenth is used)
+REVIEW_S = "2"
+QUICK = {
+    "GOUJI_PASS_THINK": "0"
+}  # passes shown at once: games end one after another  # each hostile game's 复盘 budget (production's is larger; a tenth is used)
 
 
 async def _hostile_group(
@@ -56,14 +59,19 @@ async def _hostile_group(
     for op, arg in ((LobbyOp.SIT, 0), (LobbyOp.FILL, None), (LobbyOp.GO, None)):
         await press_lobby(api, group, player, op, arg, timeout=120.0)  # paced: waits its edit
     pressed: set[tuple[int, int]] = set()
+    person = SimPlayer(api, player, random.Random(k), follow=True)
     while not stop.is_set():
-        # the person goes to 托管 in each game; each game over, 再来一局
+        # the person answers what is asked, and goes to 托管 as soon as it is offered; each
+        # game over, 再来一局
         for m in reversed(api.messages(player.id)):
             auto = button_data(m, HandOp.AUTO_YES) or button_data(m, HandOp.AUTO)
             if auto is not None and (m.message_id, hash(auto)) not in pressed:
                 pressed.add((m.message_id, hash(auto)))
                 await _press(player, m, auto)
                 break
+        else:
+            with contextlib.suppress(LookupError):
+                await person.step(patient=True)
         for m in reversed(api.messages(group.id)):
             again = button_data(m, OverOp.AGAIN)
             if again is not None:
@@ -122,7 +130,7 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "hostile.sqlite3")
         async with LocalBotApi() as api:
-            knobs = {**KNOBS, "GOUJI_SEED": str(seed), "GOUJI_REVIEW_S": REVIEW_S}
+            knobs = {**KNOBS, "GOUJI_SEED": str(seed), "GOUJI_REVIEW_S": REVIEW_S, **QUICK}
             bot = BotProcess(api, db, knobs, log=Path(tmp) / "hostile.log")
             await bot.start()
             async with S.storage_for(db) as storage:
