@@ -30,10 +30,8 @@ from .localapi import LocalBotApi, SentMessage, SimUser
 from .simplayers import SimPlayer, button_data, lobby_message, press_lobby
 
 FLOOD = ("/replay", "/record", "/stats", "/top", "/history", "/match", "/help")
-REVIEW_S = "2"
-QUICK = {
-    "GOUJI_PASS_THINK": "0"
-}  # passes shown at once: games end one after another  # each hostile game's 复盘 budget (production's is larger; a tenth is used)
+REVIEW_S = "2"  # each hostile game's 复盘 budget (a tenth is used: nobody decided)
+QUICK = {"GOUJI_PASS_THINK": "0"}  # passes shown at once: games end one after another
 
 
 async def _hostile_group(
