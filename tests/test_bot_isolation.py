@@ -251,3 +251,39 @@ async def test_a_flood_of_story_commands_is_bounded_and_the_game_goes_first(
         assert queue.refused + queue.coalesced >= 60
         assert "🤖" in lobby_message(w.api, g).plain
         assert "🤖" in lobby_message(w.api, other).plain
+
+
+async def test_another_chats_game_code_answers_as_a_missing_one(tmp_path: Path) -> None:
+    """Attack 6: the /history pages' buttons with another chat's game code (pressed past the
+    keyboard check, as if it were on the message): the same answer as a made-up code, and
+    no page of either chat's games."""
+    from test_story_storage import records, stored
+
+    from bot.router import Press
+    from bot.tables import UserInfo
+
+    async with world(tmp_path) as w:
+        a, b = w.api.group(-5107, "甲"), w.api.group(-5108, "乙")
+        (me,) = people(w, 1, base=760)
+        b.join_quietly(me)
+        st = w.parts.story.store.storage
+        theirs = await stored(st, a.id, records(3, seed=4))
+        mine = await stored(st, b.id, records(2, seed=5))
+        store = w.parts.story.store
+        made_up = GameKey(theirs[0].table_id + 50, 1)
+        for op in (StoryOp.OLDER, StoryOp.NEWER):
+            for key in (theirs[0], theirs[-1], made_up):
+                assert await store.games(b.id, 5, before=key) == []
+                assert await store.games(b.id, 5, after=key) == []
+            answers = set()
+            for key in (theirs[1], made_up):
+                cb = Callback.decode(
+                    Callback(Kind.STORY, game_code(key), STORY_BUTTONS, op).encode()
+                )
+                user = UserInfo(me.id, "me", "zh")
+                members = w.parts.router.tables  # unused by the story's pages
+                press = Press(cb, user, b.id, None, members, message_id=1)  # type: ignore[arg-type]
+                answer = await w.parts.router._chat[(Kind.STORY, op)](press)
+                answers.add((answer.text, answer.alert, answer.edit))
+            assert answers == {(t("zh", "story.gone"), True, None)}
+        assert len(await store.games(b.id, 5, before=mine[-1])) == 1  # its own pages still work
