@@ -287,3 +287,81 @@ async def test_another_chats_game_code_answers_as_a_missing_one(tmp_path: Path) 
                 answers.add((answer.text, answer.alert, answer.edit))
             assert answers == {(t("zh", "story.gone"), True, None)}
         assert len(await store.games(b.id, 5, before=mine[-1])) == 1  # its own pages still work
+
+
+async def test_heavy_work_has_its_own_lane_and_reviews_go_one_at_a_time() -> None:
+    """Attack 1: 复盘, replays and stats pictures run in a lane of their own (threads here,
+    niced processes in production); the 复盘 take turns and keep to a daily allowance; a
+    game without people is not reviewed, one without their decisions gets a tenth."""
+    import asyncio
+    import threading
+    from functools import partial
+
+    from bot.lanes import Reviews, heavy, review_budget
+    from bot.story import replay_frame
+    from bot.workers import Workers
+    from renderers import render_hand
+
+    assert heavy(partial(replay_frame, "{}", (), "zh", 0)) and not heavy(partial(render_hand, "3"))
+    workers = Workers(0)
+    lane = await workers.run(partial(replay_frame_thread, "x"))
+    game = await workers.run(threading.current_thread)
+    assert lane.startswith("heavy") and not game.name.startswith("heavy")
+    workers.close()
+    assert review_budget(10.0, people=False, decided=False) is None
+    assert review_budget(10.0, people=True, decided=False) == 1.0
+    assert review_budget(10.0, people=True, decided=True) == 10.0
+    reviews, running, most = Reviews(per_day=2), 0, 0
+
+    async def review() -> None:
+        nonlocal running, most
+        async with reviews.turn:
+            running += 1
+            most = max(most, running)
+            await asyncio.sleep(0.01)
+            running -= 1
+
+    await asyncio.gather(*(review() for _ in range(4)))
+    assert most == 1
+    assert reviews.allowed(1) and not reviews.allowed(2)
+
+
+def replay_frame_thread(_: str) -> str:
+    """Stands for a heavy call (named as one: bot.lanes.HEAVY): which thread runs it."""
+    import threading
+
+    return threading.current_thread().name
+
+
+replay_frame_thread.__module__, replay_frame_thread.__name__ = "bot.story", "replay_frame"
+
+
+async def test_a_chats_story_queue_coalesces_weighs_and_refuses_past_its_bound() -> None:
+    import asyncio
+
+    from bot.storyqueue import COSTS, StoryQueue
+
+    done: list[str] = []
+    gate = asyncio.Event()
+
+    async def job(name: str) -> None:
+        await gate.wait()
+        done.append(name)
+
+    q = StoryQueue(bound=12)
+    assert q.submit(-1, "replay", COSTS["replay"], partial_job(job, "r1"))  # running: 6
+    assert q.submit(-1, "record", COSTS["record"], partial_job(job, "rec1"))  # 9
+    assert q.submit(-1, "record", COSTS["record"], partial_job(job, "rec2"))  # replaces it
+    assert not q.submit(-1, "replay2", COSTS["replay"], partial_job(job, "r2"))  # 15 > 12
+    assert q.submit(-1, "help", COSTS["help"], partial_job(job, "h"))  # 10
+    assert q.submit(-2, "replay", COSTS["replay"], partial_job(job, "other"))  # its own chat
+    gate.set()
+    while not q.idle():
+        await asyncio.sleep(0.01)
+    assert sorted(done) == ["h", "other", "r1", "rec2"] and q.refused == 1 and q.coalesced == 1
+
+
+def partial_job(job: Any, name: str) -> Any:
+    from functools import partial
+
+    return partial(job, name)
