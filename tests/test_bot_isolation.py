@@ -17,6 +17,7 @@ from botkit import World, open_and_seat, people, world
 from bot.buttons import Callback, Kind, LobbyOp, StoryOp
 from bot.offline.localapi import SimGroup, SimUser
 from bot.offline.localbot import WEBHOOK_SECRET
+from bot.offline.pgcluster import PgCluster
 from bot.offline.simplayers import button_data, lobby_message, press_lobby
 from bot.story import STORY_BUTTONS, game_code
 from bot.story_storage import GameKey
@@ -365,3 +366,39 @@ def partial_job(job: Any, name: str) -> Any:
     from functools import partial
 
     return partial(job, name)
+
+
+async def test_postgresql_refuses_another_chats_table_before_loading_it(
+    tmp_path: Path, pg_cluster: PgCluster
+) -> None:
+    """Attack 8: several processes; a group's press names a table of another chat that this
+    process has not loaded: refused before it is loaded, and the pressing chat's own open
+    table keeps its place."""
+    from bot.tables import UserInfo
+
+    db = await pg_cluster.create_database()
+    async with world(tmp_path, db=db) as w:
+        victim, own = w.api.group(-5109, "受害"), w.api.group(-5110, "自己")
+        (owner,) = people(w, 1, base=770)
+        (attacker,) = people(w, 1, base=780)
+        await open_and_seat(w, victim, [owner])
+        await open_and_seat(w, own, [attacker])
+        theirs, mine = w.table(victim), w.table(own)
+        tables = w.parts.tables
+        tables.drop(theirs)  # as if another process held it: not in this one's memory
+        data = Callback(Kind.LOBBY, theirs.id, theirs.lobby_ver, LobbyOp.FILL).encode()
+        user = UserInfo(attacker.id, "a", "zh")
+        answer = await w.parts.router.press(data, user, own.id, None, NoMembers())
+        assert answer.text == t("zh", "bot.gone")
+        assert tables.get(theirs.id) is None  # never loaded here
+        assert tables.at(own.id, None) is mine  # the chat's own table keeps its place
+        await press_lobby(w.api, own, attacker, LobbyOp.FILL)
+        assert "🤖" in lobby_message(w.api, own).plain
+
+
+class NoMembers:
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        return False
+
+    async def is_member(self, chat_id: int, user_id: int) -> bool:
+        return True
