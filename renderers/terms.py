@@ -50,6 +50,12 @@ def rank_name(rank: int, lang: str = "zh") -> str:
     return t(lang, f"rank.{rank}")
 
 
+def failed_rank(status: Sequence[str], lang: str = "zh") -> str:
+    """The rank a 诈烧 now would get (docs/rules.md §10: the bottom fills 诈烧-first, the earliest
+    lowest): 大落, or 二落 after an earlier 诈烧. ``status``: the seats' statuses."""
+    return rank_name(6 - sum(st == "failed" for st in status), lang)
+
+
 def tribute_name(kind: str, lang: str = "zh") -> str:
     """闷贡 / 烧贡 / 点贡 / 落贡 / 串三户 for the kinds of RECORDS.md ``tributes``."""
     key = f"tribute.{kind}"
