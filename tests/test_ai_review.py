@@ -107,7 +107,7 @@ def test_the_message_names_trick_player_play_suggestion_and_cost() -> None:
     review = review_game(_blunder_record(), budget_s=0.5, rng=random.Random(2))
     worst = review.teams[0][0]
     zh = turning_point_text(worst, NAMES, "zh")
-    assert zh.startswith("第1轮 张姐 过了，AI 建议 出 <b>2个A</b>（−")
+    assert zh.startswith("第1轮 张姐 过了，电脑建议 出 <b>2个A</b>（−")
     assert "分，胜率 −" in zh
     en = turning_point_text(worst, NAMES, "en")
     assert en.startswith("Trick 1: 张姐 passed; the AI suggests <b>two aces</b> (−")
@@ -128,7 +128,7 @@ def test_a_burn_claim_reads_as_burning() -> None:
         rollouts=64,
     )
     assert turning_point_text(tp, NAMES, "zh") == (
-        "第2轮 老王 用 <b>3个A</b> 烧牌，AI 建议 不烧（−4.4 分，胜率 −23%）"
+        "第2轮 老王 用 <b>3个A</b> 烧牌，电脑建议 不烧（−4.4 分，胜率 −23%）"
     )
 
 
