@@ -19,7 +19,7 @@ from .cards import BIG, SMALL, THREE, Counts, contains, fmt, minus, parse
 from .events import Event
 from .gamerecord import Record
 from .legal import Legal, answers, duty_feasible, lead_plays
-from .plays import Play, as_play, beats
+from .plays import Play, as_play, beats, counts_of_text
 from .ranking import Debt, score
 from .rules import Rules
 from .seats import opposite, team, teammates
@@ -191,7 +191,7 @@ class Game(Flow):
 
     def _check_play(self, seat: int, ask: str, cards: str) -> Play:
         try:
-            counts = parse(cards)
+            counts = counts_of_text(cards)
         except ValueError:
             raise IllegalAction(
                 Code.NOT_A_PLAY, f"{cards!r} is not written in card notation."
@@ -256,7 +256,7 @@ class Game(Flow):
         headless_before = self.headless(seat)
         hand = self.hands[seat]
         bound = self._bound_by_threes(seat)
-        for r, n in enumerate(play.counts):
+        for r, n in play.items:
             hand[r] -= n
         left = sum(hand)
         penult = bound and left > 0 and hand[THREE] == left

@@ -4,12 +4,13 @@ storage backends (a PostgreSQL server for the session)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from backends import BACKENDS, Backend
 
+from bot.offline.localapi import LocalBotApi
 from bot.offline.pgcluster import PgCluster
 
 
@@ -43,3 +44,12 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
     name: str = request.param
     cluster = request.getfixturevalue("pg_cluster") if name == "postgresql" else None
     return Backend(name, tmp_path, cluster)
+
+
+@pytest.fixture
+async def api() -> AsyncIterator[LocalBotApi]:
+    """A local Bot API server of its own (test_localapi_*.py)."""
+    server = LocalBotApi()
+    await server.start()
+    yield server
+    await server.stop()
