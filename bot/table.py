@@ -217,7 +217,7 @@ class Table:
         counts = []
         for s in range(6):
             if view.status[s] == Status.ACTIVE and view.counts[s] is not None:
-                counts.append(f"{self.name(s)} {view.counts[s]}")
+                counts.append(t(lang, "bot.table.count", name=self.name(s), n=view.counts[s]))
             elif view.ranks[s] is not None:
                 counts.append(f"{self.name(s)} {rank_name(view.ranks[s] or 1, lang)}")
         if counts:

@@ -215,10 +215,10 @@ async def test_the_story_of_a_match_in_chinese(
         await command(w, friend, "/stats", group)
         assert "小周" in newest(w, group, lambda m: m.photo is not None).plain
 
-        # /top: nobody has ten games yet
+        # /top: nobody has ten games yet: tonight's standings
         await command(w, me, "/top", group)
         top = newest(w, group, lambda m: m.photo is not None)
-        assert top.plain == "排行榜：还没有人打满10局"
+        assert top.plain == "还没有人打满10局，先看今晚：2局的积分与平均名次"
 
         # a story button from another chat, or of an older layout, forged on a message that
         # does not carry it, opens nothing

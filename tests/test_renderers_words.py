@@ -156,7 +156,7 @@ def test_game_over_lists_tributes_in_chinese() -> None:
         sample_over(), tributes=(Debt(3, 0, TributeKind.DIAN, 2), Debt(4, 1, TributeKind.SHAO, 1))
     )
     text = game_over_text(view, NAMES, "zh")
-    assert "Bob → 老王：点贡×2" in text and "张三 → Alice：烧贡×1" in text
+    assert "Bob → 老王：点贡 2张" in text and "张三 → Alice：烧贡 1张" in text
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -191,13 +191,13 @@ def test_rules_text_names_preset_and_every_switch() -> None:
 
 def test_card_text_counts_like_players() -> None:
     # jokers and 2s first: "10+2个大王" would read as "10+2"
-    assert card_text("28888", "zh") == "2+4个8"
-    assert card_text("AAA22", "zh") == "2个2+3个A"
-    assert card_text("S2299", "zh") == "小王+2个2+2个9"
-    assert card_text("BB22999", "zh") == "2个大王+2个2+3个9"
-    assert card_text("BBST", "zh") == "2个大王+小王+10"
-    assert card_text("28888", "en") == "a 2 + four 8s"
-    assert card_text("9992B2", "en") == "a big joker + two 2s + three 9s"
+    assert card_text("28888", "zh") == "4个8+2"
+    assert card_text("AAA22", "zh") == "3个A+2个2"
+    assert card_text("S2299", "zh") == "2个9+2个2+小王"
+    assert card_text("BB22999", "zh") == "3个9+2个2+2个大王"
+    assert card_text("BBST", "zh") == "10+2个大王+小王"
+    assert card_text("28888", "en") == "four 8s + a 2"
+    assert card_text("9992B2", "en") == "three 9s + two 2s + a big joker"
     assert card_text("T", "zh") == "10" and card_text("B", "en") == "big joker"
     assert card_text("222", "zh") == "3个2" and card_text("BS", "zh") == "大王+小王"
     assert card_text("TTTTTTTTTTTT", "en") == "12 10s"
