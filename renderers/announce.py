@@ -71,13 +71,8 @@ class _Writer:
             return self.line("ev.burn", name=name, victim=self.name(ev.victim))
         if kind_ in ("burn_break", "counter_burn"):
             return self.line(f"ev.{kind_}", name=name, burner=self.name(ev.burner))
-        if kind_ == "burn_success":
-            return self.line(
-                "ev.burn_success",
-                name=name,
-                victim=self.name(ev.victim),
-                tribute=ev.tribute or 1,
-            )
+        if kind_ == "burn_success":  # the 烧贡 it brings is the game-over list's (§11)
+            return self.line("ev.burn_success", name=name, victim=self.name(ev.victim))
         if kind_ == "smothered":
             return self.line("ev.smothered", name=name, by=self.name(ev.by))
         if kind_ == "finished":
