@@ -18,7 +18,7 @@ from .buttons import Callback, Kind, SettingsOp
 from .keyboards import Button, Keyboard
 from .model import TURN_SECONDS, ChatSettings, TableStatus, next_preset
 from .outbox import Answer, Out
-from .router import CommandCall, Press, Router
+from .router import CommandCall, Menu, Press, Router
 from .tables import Tables
 
 # The values a switch's button steps through (§13).
@@ -170,9 +170,9 @@ class SettingsMenu:
 
     def register(self, router: Router) -> None:
         self.commands = router.commands  # every part's, for /help (filled as parts register)
-        router.command("settings", self._cmd_settings)
-        router.command("rules", self._cmd_rules)
-        router.command("help", self._cmd_help)
+        router.command("rules", self._cmd_rules, menu=Menu.BOTH)
+        router.command("settings", self._cmd_settings, menu=Menu.GROUP)
+        router.command("help", self._cmd_help, menu=Menu.BOTH)
         for op in SettingsOp:
             if op != SettingsOp.PAGE:
                 router.on_chat(Kind.SETTINGS, op, self._press)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, Flag, auto
 from typing import Protocol
 
 from renderers import t
@@ -100,12 +100,23 @@ ChatGuard = Callable[[Press], Answer | None]
 CommandHandler = Callable[[CommandCall], Awaitable[None]]
 
 
+class Menu(Flag):
+    """The command menus Telegram shows a command in (groups', private chats'), in the order
+    the commands are registered."""
+
+    NONE = 0
+    GROUP = auto()
+    PRIVATE = auto()
+    BOTH = GROUP | PRIVATE
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
     handler: CommandHandler
     where: Where
     people_only: bool  # refused to a channel identity or an anonymous admin (they cannot sit)
+    menu: Menu = Menu.NONE
 
 
 class Router:
@@ -158,9 +169,15 @@ class Router:
         where: Where = Where.ANY,
         *,
         people_only: bool = False,
+        menu: Menu = Menu.NONE,
     ) -> None:
+        """``handler`` answers ``/name`` (``where``), shown in the ``menu`` Telegram offers."""
         assert name not in self.commands, name
-        self.commands[name] = Command(name, handler, where, people_only)
+        self.commands[name] = Command(name, handler, where, people_only, menu)
+
+    def menu(self, which: Menu) -> list[str]:
+        """The commands shown in ``which`` menu, in the order registered."""
+        return [c.name for c in self.commands.values() if which in c.menu]
 
     def _junk(self, user_id: int, lang: str, key: str) -> Answer:
         """Junk's answer, charged to its presser only (:meth:`Budgets.junk`)."""

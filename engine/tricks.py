@@ -56,7 +56,8 @@ class Top:
 
 # Enum members looked up in the innermost loops (a class attribute lookup costs there).
 _ACTIVE, _BURN, _AUTO_PASS = Status.ACTIVE, Ask.BURN, EventType.AUTO_PASS
-_ANSWER = Ask.ANSWER
+_ANSWER, _LEAD = Ask.ANSWER, Ask.LEAD
+_TRICK_WON, _WIND = EventType.TRICK_WON, EventType.WIND
 # The other five seats counterclockwise after each seat (§6.2: who is asked about its play).
 _AFTER = tuple(tuple((owner + k) % 6 for k in range(1, 6)) for owner in range(6))
 
@@ -189,14 +190,12 @@ class Flow:
             mates = [s for s in order if team(s) == team(owner)]
             others = [s for s in order if team(s) != team(owner) and s != opposite(owner)]
             q.extend(
-                (s, Ask.BURN)
-                for s in mates + others
-                if s not in self.passed and not self.headless(s)
+                (s, _BURN) for s in mates + others if s not in self.passed and not self.headless(s)
             )
         dead = self._dead_gouji(top)
         if not dead:
             q.extend(
-                (s, Ask.ANSWER)
+                (s, _ANSWER)
                 for s in order
                 if s == opposite(owner) or (self.headless(s) and s not in self.passed)
             )
@@ -227,7 +226,7 @@ class Flow:
         top = self.top
         assert top is not None
         owner = top.seat
-        events.append(Event(EventType.TRICK_WON, owner))
+        events.append(Event(_TRICK_WON, owner))
         if top.can_open and not self.four_way and not self.opened[owner]:
             self.opened[owner] = True  # §9 开点
             events.append(Event(EventType.OPENED, owner))
@@ -253,7 +252,7 @@ class Flow:
             if self.over:
                 return
         if self.active(owner):
-            self.ask = (owner, Ask.LEAD)
+            self.ask = (owner, _LEAD)
         else:
             self._wind(owner, events)
 
@@ -271,8 +270,8 @@ class Flow:
     def _wind(self, after: int, events: list[Event]) -> None:
         """§6.5 接风 (and §7 after 诈烧): the next active player counterclockwise leads."""
         nxt = self._next_active(after)
-        events.append(Event(EventType.WIND, nxt))
-        self.ask = (nxt, Ask.LEAD)
+        events.append(Event(_WIND, nxt))
+        self.ask = (nxt, _LEAD)
 
     def _next_active(self, seat: int) -> int:
         for s in ccw(seat + 1):

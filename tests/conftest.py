@@ -13,6 +13,22 @@ from backends import BACKENDS, Backend
 from bot.offline.localapi import LocalBotApi
 from bot.offline.pgcluster import PgCluster
 
+# The slowest modules (``--durations``), started first: under xdist a long test started last
+# would run alone while the other workers idle.
+SLOWEST_FIRST = ("test_bot_procs.py", "test_bot_kill.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that start a bot (``e2e``) first, the slowest leading; the order within each
+    group kept."""
+
+    def key(item: pytest.Item) -> tuple[bool, int]:
+        name = item.path.name
+        slow = SLOWEST_FIRST.index(name) if name in SLOWEST_FIRST else len(SLOWEST_FIRST)
+        return item.get_closest_marker("e2e") is None, slow
+
+    items.sort(key=key)
+
 
 @pytest.fixture(autouse=True)
 def _telegram_client_env(monkeypatch: pytest.MonkeyPatch) -> None:
