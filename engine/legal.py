@@ -172,14 +172,22 @@ def beating_plays(hand: Sequence[int], top: Play, kill_big_joker: bool = False) 
     return [play_of(c) for c in found]
 
 
-_ANSWERS: dict[tuple[Counts, Play, bool], tuple[Play, ...]] = {}
+_ANSWERS: dict[tuple[object, ...], tuple[Play, ...]] = {}
 _ANSWERS_LIMIT = 20_000  # a few MB; the table is only ever cleared
 
 
 def answers(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> tuple[Play, ...]:
-    """:func:`beating_plays` as a shared tuple, remembered by hand and top: a search's rollouts
-    meet the same hands answering the same tops again and again (a third of the time)."""
-    key = (tuple(hand), top, kill_big_joker)
+    """:func:`beating_plays` as a shared tuple, remembered by top and what of the hand can
+    answer it: the ranks above the top's body, each count capped at the top's size (more cards
+    of a rank make no other answer). A search's rollouts, and random games, meet the same
+    again and again."""
+    q = top.shape
+    key: tuple[object, ...]
+    if kill_big_joker and q.big == 1:
+        key = (top, -1, *hand)  # (-1: no capped count; the whole hand matters)
+    else:
+        n = q.size
+        key = (top, *[h if h < n else n for h in hand[q.base + 1 if q.base >= 0 else 1 :]])
     found = _ANSWERS.get(key)
     if found is None:
         if len(_ANSWERS) >= _ANSWERS_LIMIT:

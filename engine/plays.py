@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import (
     ACE,
@@ -33,10 +33,10 @@ class Shape:
     small: int
     base: int  # -1 when the play is jokers only
     body: int
+    size: int = field(init=False, repr=False, compare=False)  # big + small + body
 
-    @property
-    def size(self) -> int:
-        return self.big + self.small + self.body
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", self.big + self.small + self.body)
 
 
 @dataclass(frozen=True)
