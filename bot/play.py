@@ -95,6 +95,9 @@ class Play:
         assert s is not None
         if s.auto:
             return await self._auto_switch(table, seat)
+        waiting = table.confirm.get(seat)
+        if waiting is not None and waiting.what != AUTO:
+            table.hinted.pop(seat, None)  # the play waiting for its confirmation: dropped
         table.confirm[seat] = Pending(table.version, AUTO)
         self.post_hand(table, seat)
         return Answer(t(table.seat_lang(seat), "taps.auto.ask"))
