@@ -19,7 +19,7 @@ from .cards import BIG, SMALL, THREE, Counts, contains, fmt, minus, parse
 from .events import Event
 from .gamerecord import Record
 from .legal import Legal, answers, duty_feasible, lead_plays
-from .plays import Play, as_play, beats, counts_of_text
+from .plays import Play, as_play, beats
 from .ranking import Debt, score
 from .rules import Rules
 from .seats import opposite, team, teammates
@@ -197,7 +197,7 @@ class Game(Flow):
 
     def _check_play(self, seat: int, ask: str, cards: str) -> Play:
         try:
-            counts = counts_of_text(cards)
+            counts = parse(cards)
         except ValueError:
             raise IllegalAction(
                 Code.NOT_A_PLAY, f"{cards!r} is not written in card notation."
