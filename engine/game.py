@@ -205,7 +205,7 @@ class Game(Flow):
         hand = self.hands[seat]
         play = as_play(counts)
         if play is not None:  # (a play's own ranks are the ones to look at)
-            held = all([hand[r] >= n for r, n in play.items])
+            held = all([hand[r] >= n for r, n in play.by_rank])
         else:
             held = contains(hand, counts)
         if not held:
@@ -266,7 +266,7 @@ class Game(Flow):
         headless_before = self.headless(seat)
         hand = self.hands[seat]
         bound = self.rules.bie3 and hand[THREE] > 0  # §8 憋3, as _bound_by_threes
-        for r, n in play.items:
+        for r, n in play.by_rank:
             hand[r] -= n
         left = sum(hand)
         penult = bound and left > 0 and hand[THREE] == left

@@ -47,7 +47,7 @@ class _Derived:
 
     shape: Shape  # the play as §3 compares it
     gouji: bool  # §4: a joker, rank 2 after converting, or the threshold count for T J Q K A
-    items: tuple[tuple[int, int], ...]  # (rank, count) of the ranks it holds, low to high
+    by_rank: tuple[tuple[int, int], ...]  # (rank, count) of the ranks it holds, low to high
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class Play(_Derived):
                 value: object = self._shape()
             elif name == "gouji":
                 value = self._gouji()
-            elif name == "items":
+            elif name == "by_rank":
                 value = tuple((r, n) for r, n in enumerate(self.counts) if n)
             else:
                 raise AttributeError(name)
