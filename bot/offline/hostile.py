@@ -20,6 +20,7 @@ import random
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +152,7 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
                         ]
                         if noisy:  # under way: the floods, and a first game ended each
                             with contextlib.suppress(TimeoutError):
-                                await until(lambda: counts["games"] >= hostile, 240.0)
+                                await until(partial(_ended, counts, hostile), 240.0)
                         errors0 = _errors(bot)
                         since = len(api.latency())
                         t0 = time.perf_counter()
@@ -170,6 +171,10 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
     for line in errors[:5]:  # the bot's log never holds a hand or the token
         print("  error:", line[:300], file=sys.stderr)
     return figures
+
+
+def _ended(counts: dict[str, int], groups: int) -> bool:
+    return counts["games"] >= groups
 
 
 def _errors(bot: BotProcess) -> int:
