@@ -18,6 +18,7 @@ from engine.matchrecord import entry_text
 from engine.view import SeatView
 from engine.vocab import Ask, Do, EventType, Phase
 from renderers import card_text, hint_text, refusal_text, t
+from renderers.terms import failed_rank
 
 from .aimove import decide_snapshot, signature, snapshot
 from .buttons import HandOp, Kind
@@ -94,6 +95,9 @@ class Play:
         assert s is not None
         if s.auto:
             return await self._auto_switch(table, seat)
+        waiting = table.confirm.get(seat)
+        if waiting is not None and waiting.what != AUTO:
+            table.hinted.pop(seat, None)  # the play waiting for its confirmation: dropped
         table.confirm[seat] = Pending(table.version, AUTO)
         self.post_hand(table, seat)
         return Answer(t(table.seat_lang(seat), "taps.auto.ask"))
@@ -288,7 +292,8 @@ class Play:
         hand = tuple(game.hands[action.seat])
         leads, jokers = duty_shortfall(hand, action.cards, game.rules.bie3)
         lang = table.seat_lang(action.seat)
-        return t(lang, f"taps.{kind}.warn", leads=leads, jokers=jokers)
+        bottom = failed_rank(game.status, lang)  # §10: 大落, or 二落 after an earlier 诈烧
+        return t(lang, f"taps.{kind}.warn", leads=leads, jokers=jokers, bottom=bottom)
 
     def returned(self, table: Table, seat: int) -> bool:
         """The player of ``seat`` plays again: votes about the seat are void, and its AFK

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
-from engine.stats import MIN_GAMES, Order, leaderboard
+from engine.stats import MIN_GAMES, Order, TableGame, group_stats, leaderboard
 from renderers import t
 from renderers.replay import (
     frame_caption,
@@ -36,6 +36,9 @@ from .story_storage import GameKey, StoredGame, StoryStore
 from .storyqueue import COSTS
 from .tables import Tables, UserInfo
 from .workers import Workers
+
+TONIGHT_GAMES = 200  # /top before anyone has MIN_GAMES: the latest games looked at
+EVENING_S = 12 * 3600  # tonight: the games within this of the latest one
 
 STORY_BUTTONS = 1  # the version of the story's buttons (a new layout: older ones are stale)
 PAGE = 5  # games per /history page
@@ -191,14 +194,25 @@ class Story:
         self.sender.post(Out(c.chat_id, caption, None, c.thread_id, photo=draw, photo_key=key))
 
     async def _cmd_top(self, c: CommandCall) -> None:
+        """The leaderboard of players with :data:`MIN_GAMES` games; while nobody has that many,
+        tonight's standings (the games of the latest evening) instead."""
         lang = await self._lang(c.chat_id)
         stats = await self.store.group_stats(c.chat_id, MIN_GAMES)
-        by_points = leaderboard(stats, Order.POINTS, MIN_GAMES)
-        by_rank = leaderboard(stats, Order.AVG_RANK, MIN_GAMES)
+        least, tonight = MIN_GAMES, 0
+        if not leaderboard(stats, Order.POINTS, MIN_GAMES):
+            games = await self.store.games(c.chat_id, TONIGHT_GAMES)  # newest first
+            last = games[0].finished_at if games else 0.0
+            evening = [g for g in games if g.finished_at >= last - EVENING_S]
+            table_games = [TableGame(g.players, g.facts, g.finished_at) for g in evening[::-1]]
+            people = {k: s for k, s in group_stats(table_games).items() if k.startswith("u")}
+            if people:  # AI seats stand on no leaderboard
+                stats, least, tonight = people, 1, len(evening)
+        by_points = leaderboard(stats, Order.POINTS, least)
+        by_rank = leaderboard(stats, Order.AVG_RANK, least)
         shown = sorted({s.player for s in (*by_points, *by_rank)})
         names = await self.store.names(c.chat_id, shown)
-        draw = partial(render_top, by_points, by_rank, names, lang, MIN_GAMES)
-        caption = top_caption(lang, MIN_GAMES, empty=not by_points)
+        draw = partial(render_top, by_points, by_rank, names, lang, MIN_GAMES, tonight)
+        caption = top_caption(lang, MIN_GAMES, empty=not by_points, tonight=tonight)
         self.sender.post(Out(c.chat_id, caption, None, c.thread_id, photo=draw))
 
     # -- /replay and /record -----------------------------------------------------------------

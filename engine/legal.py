@@ -172,14 +172,22 @@ def beating_plays(hand: Sequence[int], top: Play, kill_big_joker: bool = False) 
     return [play_of(c) for c in found]
 
 
-_ANSWERS: dict[tuple[Counts, Play, bool], tuple[Play, ...]] = {}
+_ANSWERS: dict[tuple[object, ...], tuple[Play, ...]] = {}
 _ANSWERS_LIMIT = 20_000  # a few MB; the table is only ever cleared
 
 
 def answers(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> tuple[Play, ...]:
-    """:func:`beating_plays` as a shared tuple, remembered by hand and top: a search's rollouts
-    meet the same hands answering the same tops again and again (a third of the time)."""
-    key = (tuple(hand), top, kill_big_joker)
+    """:func:`beating_plays` as a shared tuple, remembered by top and what of the hand can
+    answer it: the ranks above the top's body, each count capped at the top's size (more cards
+    of a rank make no other answer). A search's rollouts, and random games, meet the same
+    again and again."""
+    q = top.shape
+    key: tuple[object, ...]
+    if kill_big_joker and q.big == 1:
+        key = (top, -1, *hand)  # (-1: no capped count; the whole hand matters)
+    else:
+        n = q.size
+        key = (top, *[h if h < n else n for h in hand[q.base + 1 if q.base >= 0 else 1 :]])
     found = _ANSWERS.get(key)
     if found is None:
         if len(_ANSWERS) >= _ANSWERS_LIMIT:
@@ -209,21 +217,18 @@ def _beats_ordinarily(hand: Sequence[int], q: Shape) -> bool:
     leave the smallest body to find (§3), so only that one choice needs checking (the inner
     loop of :func:`engine.tricks.Flow._advance` and of a search's rollouts)."""
     n = q.size
-    if q.big or n == 0 or hand[BIG] < q.small:
+    big = hand[BIG]
+    if q.big or n == 0 or big < q.small:
         return False
-    big = min(n, hand[BIG])
-    rest = n - big - min(n - big, hand[SMALL])
-    if rest == 0:
+    rest = n - big - hand[SMALL]  # what the jokers leave for the body
+    if rest <= 0:
         return True
     twos = hand[TWO]
-    if twos >= rest and q.base < TWO:
-        return True
-    need = rest - twos
-    for base in range(max(q.base + 1, THREE + 1), TWO):
-        have = hand[base]
-        if have and have >= need:
-            return True
-    return False
+    lo = q.base + 1 if q.base >= THREE else THREE + 1
+    if twos >= rest:
+        return lo <= TWO
+    # a rank above the top's with enough cards to make the body with the 2s (3s never beat)
+    return lo < TWO and max(hand[lo:TWO]) >= rest - twos
 
 
 def _groups(joker: int) -> tuple[tuple[tuple[Play, ...], ...], ...]:
