@@ -54,6 +54,14 @@ def test_the_catalog_speaks_to_players() -> None:
     assert bad == {}
 
 
+def test_the_english_catalog_names_no_file_or_module() -> None:
+    for path in [CATALOG_DIR / "en.json", *sorted(CATALOG_DIR.glob("*.en.json"))]:
+        for key, value in json.loads(path.read_text(encoding="utf-8")).items():
+            shown = html.unescape(re.sub(r"<[^>]+>", "", value))
+            assert not FILE_NAME.search(shown) and not MODULE.search(shown), key
+            assert "python" not in shown.lower() and "table #" not in shown, key
+
+
 def test_one_word_for_the_computer_player() -> None:
     texts = zh_catalog()
     assert not [k for k, v in texts.items() if "AI" in v]
