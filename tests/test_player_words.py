@@ -120,3 +120,12 @@ async def test_help_lists_every_registered_command_and_this_tables_rules(tmp_pat
         for name in w.parts.router.commands:
             assert f"/{name} " in text, name
         assert "憋3" not in text and "开点" not in text and developer_words(msg.text) == []
+
+
+def test_rules_promise_point_tribute_only_where_it_is_paid() -> None:
+    """§11: with 只落贡 or 不进贡, 开点 and 宣点 bring no 点贡; /rules and /help say so."""
+    luo = Rules.preset_named("standard").with_switches({"tribute": "luo"})
+    assert "下局进" not in rules_text(luo, "zh").split("开点")[1].split("\n")[0]
+    assert "本桌不进点贡" in rules_text(luo, "zh")
+    assert "不开点的下局进点贡" not in help_text("zh", luo) and "宣点" not in help_text("zh", luo)
+    assert "本桌不进点贡" not in rules_text(Rules.preset_named("standard"), "zh")
