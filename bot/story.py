@@ -10,7 +10,7 @@ carries :data:`STORY_BUTTONS`, the version of this vocabulary, checked before an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
 from engine.stats import MIN_GAMES, Order, TableGame, group_stats, leaderboard
@@ -33,6 +33,7 @@ from .model import TableStatus
 from .outbox import Answer, Media, MediaKind, Out
 from .router import CommandCall, Menu, Press, Router, Where
 from .story_storage import GameKey, StoredGame, StoryStore
+from .storyqueue import COSTS
 from .tables import Tables, UserInfo
 from .workers import Workers
 
@@ -91,6 +92,7 @@ class Story:
         router.command("top", self._cmd_top, Where.GROUP, menu=Menu.GROUP)
         router.command("replay", self._cmd_replay, Where.GROUP, menu=Menu.GROUP)
         router.command("record", self._cmd_record, Where.GROUP, menu=Menu.GROUP)
+        self.queue = router.stories  # the chat's story answers: bounded (bot.storyqueue)
         router.chat_guard(Kind.STORY, self.guard)
         router.on_chat(Kind.STORY, StoryOp.OLDER, self._page)
         router.on_chat(Kind.STORY, StoryOp.NEWER, self._page)
@@ -238,18 +240,24 @@ class Story:
             return Answer(t(p.lang, "story.gone"), alert=True)
         return game
 
+    def _later(self, p: Press, key: str, job: Callable[[], Awaitable[object]]) -> bool:
+        """A pressed story answer in the chat's queue (False: full, nothing queued)."""
+        return self.queue.submit(p.chat_id, f"{key}:{p.thread_id}", COSTS[key], job)
+
     async def _press_replay(self, p: Press) -> Answer:
         game = await self._game(p)
         if isinstance(game, Answer):
             return game
-        await self.replay(game, p.thread_id)
+        if not self._later(p, "replay", partial(self.replay, game, p.thread_id)):
+            return Answer(t(p.lang, "lanes.later"))
         return Answer(t(await self._lang(p.chat_id), "story.replay.sent"))
 
     async def _press_record(self, p: Press) -> Answer:
         game = await self._game(p)
         if isinstance(game, Answer):
             return game
-        await self.record(game, p.thread_id)
+        if not self._later(p, "record", partial(self.record, game, p.thread_id)):
+            return Answer(t(p.lang, "lanes.later"))
         return Answer(t(await self._lang(p.chat_id), "story.record.sent"))
 
     async def replay(self, game: StoredGame, thread_id: int | None) -> None:
@@ -279,21 +287,29 @@ class Story:
         )
 
     async def _step(self, p: Press) -> Answer:
-        """◀ ▶: the pressed message shows another frame (the picture edited in place)."""
+        """◀ ▶: the pressed message shows another frame (the picture edited in place), drawn
+        in the background (the chat's story queue: the newest step of a message wins)."""
         game = await self._game(p)
         if isinstance(game, Answer):
             return game
         found = await self.store.record(game.key)
-        if found is None or p.message_id is None:
+        message_id = p.message_id
+        if found is None or message_id is None:
             return Answer(t(p.lang, "story.gone"), alert=True)
         lang = await self._lang(p.chat_id)
-        record, k = found[1], p.cb.number
-        text, count = await self.workers.run(replay_step, record, game.names, lang, k)
-        if k >= count:
-            return Answer(t(lang, "bot.stale"))
-        frame = partial(replay_frame, record, game.names, lang, k)
-        media = Media(MediaKind.PHOTO, frame, "replay.png", edit=p.message_id)
-        self.sender.post(Out(p.chat_id, text, _steps(game.key, k, count, lang), media=media))
+        record, k, names, key = found[1], p.cb.number, game.names, game.key
+
+        async def show() -> None:
+            text, count = await self.workers.run(replay_step, record, names, lang, k)
+            if k >= count:
+                return
+            frame = partial(replay_frame, record, names, lang, k)
+            media = Media(MediaKind.PHOTO, frame, "replay.png", edit=message_id)
+            self.sender.post(Out(p.chat_id, text, _steps(key, k, count, lang), media=media))
+
+        step = f"step:{message_id}"
+        if not self.queue.submit(p.chat_id, step, COSTS["help"], show):
+            return Answer(t(p.lang, "lanes.later"))
         return Answer()
 
     async def record(self, game: StoredGame, thread_id: int | None) -> None:

@@ -217,21 +217,18 @@ def _beats_ordinarily(hand: Sequence[int], q: Shape) -> bool:
     leave the smallest body to find (§3), so only that one choice needs checking (the inner
     loop of :func:`engine.tricks.Flow._advance` and of a search's rollouts)."""
     n = q.size
-    if q.big or n == 0 or hand[BIG] < q.small:
+    big = hand[BIG]
+    if q.big or n == 0 or big < q.small:
         return False
-    big = min(n, hand[BIG])
-    rest = n - big - min(n - big, hand[SMALL])
-    if rest == 0:
+    rest = n - big - hand[SMALL]  # what the jokers leave for the body
+    if rest <= 0:
         return True
     twos = hand[TWO]
-    if twos >= rest and q.base < TWO:
-        return True
-    need = rest - twos
-    for base in range(max(q.base + 1, THREE + 1), TWO):
-        have = hand[base]
-        if have and have >= need:
-            return True
-    return False
+    lo = q.base + 1 if q.base >= THREE else THREE + 1
+    if twos >= rest:
+        return lo <= TWO
+    # a rank above the top's with enough cards to make the body with the 2s (3s never beat)
+    return lo < TWO and max(hand[lo:TWO]) >= rest - twos
 
 
 def _groups(joker: int) -> tuple[tuple[tuple[Play, ...], ...], ...]:

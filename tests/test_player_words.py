@@ -107,6 +107,7 @@ def test_presets_are_named_by_what_they_add() -> None:
     assert casual.counts_at >= 36 and casual.tribute == "off"
 
 
+@pytest.mark.e2e
 async def test_help_lists_every_registered_command_and_this_tables_rules(tmp_path: Path) -> None:
     async with world(tmp_path) as w:
         group = w.api.group(-5301, "帮助")
