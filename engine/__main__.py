@@ -1,4 +1,5 @@
-"""``python -m engine replay FILE|-`` (RECORDS.md) and ``python -m engine bench``."""
+"""``python -m engine replay FILE|-`` (RECORDS.md), ``python -m engine bench``, ``arena`` and
+``review-bench`` (the 复盘's CPU and agreement, :mod:`engine.ai.review_bench`)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,18 @@ def main(argv: list[str] | None = None) -> int:
         "--samples", type=int, default=None, help="hard level: fixed deals per decision (no clock)"
     )
     ap.add_argument("--progress", action="store_true", help="show a progress line on stderr")
+    rb = sub.add_parser(
+        "review-bench", help="the 复盘 of seeded games: CPU a game, agreement with a reference"
+    )
+    rb.add_argument("--games", type=int, default=20)
+    rb.add_argument("--seed", type=int, default=1)
+    rb.add_argument("--preset", default="standard")
+    rb.add_argument("--budget-s", type=float, default=60.0, help="each review's work cap")
+    rb.add_argument("--make-reference", action="store_true", help="write the reference file")
+    rb.add_argument("--reference", default=None, help="the reference file (data/…)")
+    rb.add_argument("--samples", type=int, default=None, help="rollouts per action at most")
+    rb.add_argument("--stability", action="store_true", help="each game again, another seed")
+    rb.add_argument("--resample", action="store_true", help="each game again, other rollouts")
     args = parser.parse_args(argv)
     if args.command == "replay":
         from .record import replay_text
@@ -71,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
             args.samples,
             args.progress or None,
         )
+    if args.command == "review-bench":
+        from .ai.review_bench import main as review_bench
+
+        return review_bench(args)
     return 2
 
 

@@ -172,14 +172,22 @@ def beating_plays(hand: Sequence[int], top: Play, kill_big_joker: bool = False) 
     return [play_of(c) for c in found]
 
 
-_ANSWERS: dict[tuple[Counts, Play, bool], tuple[Play, ...]] = {}
+_ANSWERS: dict[tuple[object, ...], tuple[Play, ...]] = {}
 _ANSWERS_LIMIT = 20_000  # a few MB; the table is only ever cleared
 
 
 def answers(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> tuple[Play, ...]:
-    """:func:`beating_plays` as a shared tuple, remembered by hand and top: a search's rollouts
-    meet the same hands answering the same tops again and again (a third of the time)."""
-    key = (tuple(hand), top, kill_big_joker)
+    """:func:`beating_plays` as a shared tuple, remembered by top and what of the hand can
+    answer it: the ranks above the top's body, each count capped at the top's size (more cards
+    of a rank make no other answer). A search's rollouts, and random games, meet the same
+    again and again."""
+    q = top.shape
+    key: tuple[object, ...]
+    if kill_big_joker and q.big == 1:
+        key = (top, -1, *hand)  # (-1: no capped count; the whole hand matters)
+    else:
+        n = q.size
+        key = (top, *[h if h < n else n for h in hand[q.base + 1 if q.base >= 0 else 1 :]])
     found = _ANSWERS.get(key)
     if found is None:
         if len(_ANSWERS) >= _ANSWERS_LIMIT:
@@ -198,32 +206,26 @@ def _rests(
 
 
 def can_beat(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> bool:
+    """Whether ``hand`` has a play beating ``top`` (:func:`beating_plays` is not empty),
+    without generating: for the ordinary rule of §3 the most jokers leave the smallest body to
+    find, so only that one choice needs checking (the inner loop of
+    :func:`engine.tricks.Flow._advance` and of a search's rollouts)."""
     q = top.shape
-    if _beats_ordinarily(hand, q):
-        return True
-    return kill_big_joker and q.big == 1 and bool(beating_plays(hand, top, True))
-
-
-def _beats_ordinarily(hand: Sequence[int], q: Shape) -> bool:
-    """Whether :func:`_beating_shapes` yields anything, without generating: the most jokers
-    leave the smallest body to find (§3), so only that one choice needs checking (the inner
-    loop of :func:`engine.tricks.Flow._advance` and of a search's rollouts)."""
+    if q.big:  # nothing is above a big joker, but 二杀一 and 三杀一 may take its place
+        return kill_big_joker and q.big == 1 and bool(beating_plays(hand, top, True))
     n = q.size
-    if q.big or n == 0 or hand[BIG] < q.small:
+    big = hand[BIG]
+    if n == 0 or big < q.small:
         return False
-    big = min(n, hand[BIG])
-    rest = n - big - min(n - big, hand[SMALL])
-    if rest == 0:
+    rest = n - big - hand[SMALL]  # what the jokers leave for the body
+    if rest <= 0:
         return True
     twos = hand[TWO]
-    if twos >= rest and q.base < TWO:
-        return True
-    need = rest - twos
-    for base in range(max(q.base + 1, THREE + 1), TWO):
-        have = hand[base]
-        if have and have >= need:
-            return True
-    return False
+    lo = q.base + 1 if q.base >= THREE else THREE + 1
+    if twos >= rest:
+        return lo <= TWO
+    # a rank above the top's with enough cards to make the body with the 2s (3s never beat)
+    return lo < TWO and max(hand[lo:TWO]) >= rest - twos
 
 
 def _groups(joker: int) -> tuple[tuple[tuple[Play, ...], ...], ...]:
@@ -256,27 +258,17 @@ def lead_plays(hand: Sequence[int], bie3: bool, need_joker: bool = False) -> lis
     plays: list[Play] = []
     holds_three = hand[THREE] > 0
     joker = BIG if hand[BIG] else SMALL if hand[SMALL] else -1
-    if need_joker:
-        with_joker = _LEADS_WITH.get(joker)
-        for r, have in enumerate(hand):
-            if not have:
-                continue
-            if r == THREE and bie3:
-                if have == sum(hand):
-                    plays.append(_LEADS[THREE][have][-1])
-            elif r >= SMALL:  # a joker alone
-                plays.extend(_LEADS[r][have])
-            elif with_joker is not None:
-                plays.extend(with_joker[r][have])
-    else:
-        for r, have in enumerate(hand):
-            if not have:
-                continue
-            if r == THREE and bie3:
-                if have == sum(hand):
-                    plays.append(_LEADS[THREE][have][-1])
-            else:
-                plays.extend(_LEADS[r][have])
+    # with the duty, a joker rides along with each group (jokers lead alone); no group may go
+    # without one, so a hand without jokers has only its whole hand (below) to offer
+    table = _LEADS_WITH.get(joker) if need_joker else _LEADS
+    for r, have in enumerate(hand):
+        if not have:
+            continue
+        if r == THREE and bie3:
+            if have == sum(hand):
+                plays.append(_LEADS[THREE][have][-1])
+        elif table is not None:
+            plays.extend(table[r][have])
     if need_joker and not (bie3 and holds_three):
         p = as_play(tuple(hand))
         if p is not None and p not in plays:

@@ -35,7 +35,7 @@ from engine.stats import badges_of, game_facts
 from renderers import t
 
 pytestmark = pytest.mark.e2e
-REVIEW_S = 0.05  # the 复盘's budget in tests: its smallest review (one rollout per action)
+REVIEW_S = 0.05  # the 复盘's budget in tests: far too small to settle (a demo's title)
 
 
 def ended(w: World, group: SimGroup, number: int) -> Callable[[], bool]:
@@ -127,8 +127,9 @@ async def test_the_story_of_a_match_in_chinese(
         assert table is not None
         tid = table.id
 
-        # the 复盘: posted once per game, silently, after the game
-        title = t("zh", "review.title").replace("<b>", "").replace("</b>", "")
+        # the 复盘: posted once per game, silently, after the game; titled a demo, since the
+        # tests' budget is far too small to settle its figures
+        title = t("zh", "review.title.demo").replace("<b>", "").replace("</b>", "")
         reviews = [m for m in w.api.messages(group.id) if m.plain.startswith(title)]
         assert len(reviews) == 2 and all(m.disable_notification for m in reviews)
 
@@ -151,7 +152,7 @@ async def test_the_story_of_a_match_in_chinese(
         # /history: the newest game, its buttons; older and newer pages edit the message
         await command(w, me, "/history", group)
         page = newest(w, group, lambda m: m.plain.startswith("最近的牌局"))
-        assert "第2局" in page.plain and f"牌桌#{tid}" in page.plain and "头科" in page.plain
+        assert "第2局" in page.plain and "牌桌#" not in page.plain and "头科" in page.plain
         await me.press(page, data=story_button(page, StoryOp.OLDER))
         await w.settle()
         page = w.api.world.sent[(group.id, page.message_id)]
@@ -215,10 +216,10 @@ async def test_the_story_of_a_match_in_chinese(
         await command(w, friend, "/stats", group)
         assert "小周" in newest(w, group, lambda m: m.photo is not None).plain
 
-        # /top: nobody has ten games yet
+        # /top: nobody has ten games yet: tonight's standings
         await command(w, me, "/top", group)
         top = newest(w, group, lambda m: m.photo is not None)
-        assert top.plain == "排行榜：还没有人打满10局"
+        assert top.plain == "还没有人打满10局，先看今晚：2局的积分与平均名次"
 
         # a story button from another chat, or of an older layout, forged on a message that
         # does not carry it, opens nothing
