@@ -230,14 +230,23 @@ async def press_lobby(
     timeout: float = 10.0,
 ) -> None:
     """Press a lobby button (``seat``: which seat to take) and wait until the lobby shows the
-    result (the bot paces its group messages, so the edit may come a little later)."""
-    lobby = lobby_message(api, group)
+    result (the bot paces its group messages, so the edit may come a little later); a lobby
+    not shown yet is waited for as long."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        try:
+            lobby = lobby_message(api, group)
+            break
+        except LookupError:
+            if loop.time() >= end:
+                raise
+            await asyncio.sleep(0.05)
     edits = lobby.edits
     data = button_data(lobby, op, seat)
     if data is None:
         raise LookupError(op)
     await user.press(lobby, data=data)
-    loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while lobby.edits == edits and loop.time() < end:
         await asyncio.sleep(0.05)
