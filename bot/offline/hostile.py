@@ -17,8 +17,10 @@ import asyncio
 import contextlib
 import json
 import random
+import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +133,7 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
             knobs = {**KNOBS, "GOUJI_SEED": str(seed), "GOUJI_REVIEW_S": REVIEW_S, **QUICK}
             bot = BotProcess(api, db, knobs, log=Path(tmp) / "hostile.log")
             await bot.start()
+            errors: list[str] = []
             async with S.storage_for(db) as storage:
                 try:
                     seated = [await _table(api, k) for k in range(tables)]
@@ -147,8 +150,9 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
                             asyncio.create_task(_hostile_group(api, k, stop, counts))
                             for k in range(hostile if phase == "hostile" else 0)
                         ]
-                        if noisy:
-                            await asyncio.sleep(20.0)  # the floods and games under way
+                        if noisy:  # under way: the floods, and a first game ended each
+                            with contextlib.suppress(TimeoutError):
+                                await until(partial(_ended, counts, hostile), 240.0)
                         errors0 = _errors(bot)
                         since = len(api.latency())
                         t0 = time.perf_counter()
@@ -161,13 +165,24 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
                         )
                         if noisy:
                             figures[phase]["hostile"] = dict(counts)
+                    errors = _error_lines(bot)
                 finally:
                     await bot.stop()
+    for line in errors[:5]:  # the bot's log never holds a hand or the token
+        print("  error:", line[:300], file=sys.stderr)
     return figures
 
 
+def _ended(counts: dict[str, int], groups: int) -> bool:
+    return counts["games"] >= groups
+
+
 def _errors(bot: BotProcess) -> int:
-    return sum(1 for line in bot.log_text().splitlines() if " ERROR " in line)
+    return len(_error_lines(bot))
+
+
+def _error_lines(bot: BotProcess) -> list[str]:
+    return [line for line in bot.log_text().splitlines() if " ERROR " in line]
 
 
 def main(tables: int, hostile: int, actions: int, seed: int) -> int:
