@@ -318,7 +318,7 @@ class Transcript:
             self._revolted.add(who)
         elif k == "void_deal":
             self._revolted.clear()
-        line = deal_line(ev, self.names, self.lang)
+        line = deal_line(ev, self.names, self.lang, self.rules)
         if line is not None:
             self._add(line, cheer=k == "revolution")
 
