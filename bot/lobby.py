@@ -18,7 +18,7 @@ from .buttons import Kind, LobbyOp, OverOp
 from .model import Seat, TableState, TableStatus, next_preset
 from .outbox import Answer, Out
 from .play import Play
-from .router import CommandCall, Press, Router, Where
+from .router import CommandCall, Menu, Press, Router, Where
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
 from .timers import Job
@@ -40,13 +40,14 @@ class Lobby:
         self.sender = tables.sender
         self.timers = tables.timers
         self.timers.on("countdown", self._run_countdown)
+        tables.on_resume(TableStatus.LOBBY, self.resumed)
 
     def register(self, router: Router) -> None:
-        router.command("gouji", self._cmd_gouji, people_only=True)
-        router.command("join", self._cmd_join, Where.GROUP, people_only=True)
-        router.command("leave", self._cmd_leave, Where.GROUP, people_only=True)
-        router.command("stop", self._cmd_stop, Where.GROUP)
-        router.command("start", self._cmd_start, people_only=True)
+        router.command("gouji", self._cmd_gouji, people_only=True, menu=Menu.GROUP)
+        router.command("join", self._cmd_join, Where.GROUP, people_only=True, menu=Menu.GROUP)
+        router.command("leave", self._cmd_leave, Where.GROUP, people_only=True, menu=Menu.GROUP)
+        router.command("stop", self._cmd_stop, Where.GROUP, menu=Menu.GROUP)
+        router.command("start", self._cmd_start, people_only=True, menu=Menu.PRIVATE)
         router.guard(Kind.LOBBY, self._guard)
         router.on(Kind.LOBBY, LobbyOp.SIT, self._sit_press)
         router.on(Kind.LOBBY, LobbyOp.SIT_ANY, self._sit_press)
@@ -161,7 +162,8 @@ class Lobby:
         link (``j<table>`` or ``j<table>s<seat>``) seats the player."""
         if not c.private:
             lang = await self.tables.lang_of(c.chat_id, c.user)
-            self.tables.reply(c.chat_id, c.thread_id, help_text(lang))
+            rules = (await self.tables.chat_settings(c.chat_id)).rules()
+            self.tables.reply(c.chat_id, c.thread_id, help_text(lang, rules))
             return
         user = c.user
         await self.tables.seen_user(user, dm_ok=True)

@@ -19,6 +19,12 @@ def main(argv: list[str] | None = None) -> int:
     bp.add_argument("--games", type=int, default=300)
     bp.add_argument("--seed", type=int, default=1)
     bp.add_argument("--preset", default="standard")
+    bp.add_argument(
+        "--against",
+        metavar="PATH",
+        help="also measure the engine of another checkout (a worktree of an older commit)",
+    )
+    bp.add_argument("--rounds", type=int, default=5, help="with --against: interleaved rounds")
     ap = sub.add_parser("arena", help="AI level against AI level (team A vs team B)")
     ap.add_argument("--a", default="normal", help="level of team A (seats 0, 2, 4)")
     ap.add_argument("--b", default="easy", help="level of team B (seats 1, 3, 5)")
@@ -60,8 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, ensure_ascii=False, indent=1))
         return status
     if args.command == "bench":
-        from .bench import run
+        from .bench import compare, run
 
+        if args.against:
+            return compare(args.against, args.rounds, args.games, args.seed, args.preset)
         return run(args.games, args.seed, args.preset)
     if args.command == "arena":
         from .arena import run_arena

@@ -39,9 +39,17 @@ def rank_of(char: str) -> int:
         raise NotationError(f"{char!r} is not a card (use 3-9, T, J, Q, K, A, 2, S, B)") from None
 
 
+# The counts of texts known to be canonical notation: :class:`engine.plays.Play` adds its own
+# text when it first writes it, so the text of an offered play, sent back, is not parsed again.
+KNOWN_TEXTS: dict[str, Counts] = {}
+
+
 def parse(text: str) -> Counts:
     """Counts by rank of friendly notation (what a player may type): lower case, spaces and
     ``10`` for a ten are accepted. Records use :func:`parse_strict`."""
+    known = KNOWN_TEXTS.get(text)
+    if known is not None:
+        return known
     counts = [0] * NRANKS
     text = text.replace("10", "T").replace(" ", "")
     for ch in text:
@@ -67,7 +75,12 @@ def fmt(counts: Sequence[int]) -> str:
 
 
 def contains(hand: Sequence[int], part: Sequence[int]) -> bool:
-    return all(h >= p for h, p in zip(hand, part, strict=True))
+    for h, p in zip(hand, part):  # noqa: B905 (the lengths are checked after, as strict would)
+        if h < p:
+            return False
+    if len(hand) != len(part):
+        raise ValueError("counts of different lengths")
+    return True
 
 
 def minus(hand: Sequence[int], part: Sequence[int]) -> Counts:

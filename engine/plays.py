@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .cards import (
     ACE,
     BIG,
     JACK,
     KING,
+    KNOWN_TEXTS,
     NRANKS,
     QUEEN,
     SMALL,
@@ -33,14 +35,23 @@ class Shape:
     small: int
     base: int  # -1 when the play is jokers only
     body: int
+    size: int = field(init=False, repr=False, compare=False)  # big + small + body
 
-    @property
-    def size(self) -> int:
-        return self.big + self.small + self.body
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", self.big + self.small + self.body)
+
+
+class _Derived:
+    """What a :class:`Play`'s counts imply, read in the engine's innermost loops (see
+    ``Play.__getattr__``)."""
+
+    shape: Shape  # the play as §3 compares it
+    gouji: bool  # §4: a joker, rank 2 after converting, or the threshold count for T J Q K A
+    by_rank: tuple[tuple[int, int], ...]  # (rank, count) of the ranks it holds, low to high
 
 
 @dataclass(frozen=True)
-class Play:
+class Play(_Derived):
     """A legal play by §3, built from counts by rank. Use :meth:`parse` or :func:`as_play`."""
 
     counts: Counts
@@ -54,19 +65,37 @@ class Play:
         memo: str | None = self.__dict__.get("_text")
         if memo is None:
             memo = self.__dict__["_text"] = fmt(self.counts)
+            if _INTERNED.get(self.counts) is self:
+                KNOWN_TEXTS[memo] = self.counts  # parse() of this text needs no parsing
+        return memo
+
+    def __hash__(self) -> int:
+        # the dataclass's own hash, remembered (plays key the answer tables of engine.legal)
+        memo: int | None = self.__dict__.get("_hash")
+        if memo is None:
+            memo = self.__dict__["_hash"] = hash((self.counts,))
         return memo
 
     def __repr__(self) -> str:
         return f"Play.parse({fmt(self.counts)!r})"
 
-    @property
-    def shape(self) -> Shape:
-        # memoized by hand: functools.cached_property takes a lock on every read (Python 3.11),
-        # which a search's rollouts feel
-        memo: Shape | None = self.__dict__.get("_shape")
-        if memo is None:
-            memo = self.__dict__["_shape"] = self._shape()
-        return memo
+    if not TYPE_CHECKING:  # (to mypy, the attributes of _Derived are simply there)
+
+        def __getattr__(self, name: str) -> object:
+            """The attributes of :class:`_Derived`, computed at their first read and kept in
+            the play's own ``__dict__``: every later read is a plain instance attribute, the
+            cheapest read there is (functools.cached_property takes a lock on every read in
+            Python 3.11, and a property is a call)."""
+            if name == "shape":
+                value: object = self._shape()
+            elif name == "gouji":
+                value = self._gouji()
+            elif name == "by_rank":
+                value = tuple((r, n) for r, n in enumerate(self.counts) if n)
+            else:
+                raise AttributeError(name)
+            self.__dict__[name] = value
+            return value
 
     def _shape(self) -> Shape:
         c = self.counts
@@ -93,14 +122,6 @@ class Play:
         c = self.counts
         return bool(c[TWO] or c[SMALL] or c[BIG])
 
-    @property
-    def gouji(self) -> bool:
-        """§4: a joker, rank 2 after converting, or the threshold count for T J Q K A."""
-        memo: bool | None = self.__dict__.get("_gouji")
-        if memo is None:
-            memo = self.__dict__["_gouji"] = self._gouji()
-        return memo
-
     def _gouji(self) -> bool:
         sh = self.shape
         if sh.big or sh.small or sh.base == TWO:
@@ -126,6 +147,7 @@ def play_of(counts: Counts) -> Play:
     if p is None:
         if len(_INTERNED) >= _INTERN_LIMIT:
             _INTERNED.clear()
+            KNOWN_TEXTS.clear()
         p = _INTERNED[counts] = Play(counts)
     return p
 

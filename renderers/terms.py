@@ -50,6 +50,12 @@ def rank_name(rank: int, lang: str = "zh") -> str:
     return t(lang, f"rank.{rank}")
 
 
+def failed_rank(status: Sequence[str], lang: str = "zh") -> str:
+    """The rank a 诈烧 now would get (docs/rules.md §10: the bottom fills 诈烧-first, the earliest
+    lowest): 大落, or 二落 after an earlier 诈烧. ``status``: the seats' statuses."""
+    return rank_name(6 - sum(st == "failed" for st in status), lang)
+
+
 def tribute_name(kind: str, lang: str = "zh") -> str:
     """闷贡 / 烧贡 / 点贡 / 落贡 / 串三户 for the kinds of RECORDS.md ``tributes``."""
     key = f"tribute.{kind}"
@@ -73,15 +79,16 @@ def _count_text(rank: int, n: int, lang: str) -> str:
 
 
 def card_text(notation: str, lang: str = "zh") -> str:
-    """A play in words as players say it (docs/rules.md §3): the jokers (花) first, then the 2s
-    (钱), then the rank: ``BBS222T`` → ``2个大王+小王+3个2+10`` (never ``10+2个大王``, which
-    reads as "10+2"), ``22888`` → ``2个2+3个8``, ``8`` → ``8``; English ``a 2 + four 8s``. A
-    notation of several plain ranks (a hand) reads as :func:`hand_text`."""
+    """A play in words in the table's order (docs/rules.md §3): the rank it counts as first, then
+    the 2s (钱), then the jokers (花), big before small: ``22QQQ`` → ``3个Q+2个2``,
+    ``BBS222T`` → ``10+3个2+2个大王+小王``, ``B222`` → ``3个2+大王``, ``8`` → ``8``; English
+    ``three queens + two 2s``. A notation of several plain ranks (a hand) reads as
+    :func:`hand_text`."""
     counts = parse(notation)
     plain = [r for r in range(TWO - 1, -1, -1) if counts[r]]
     if len(plain) > 1:
         return hand_text(notation, lang)
-    order = [r for r in (BIG, SMALL, TWO, *plain) if counts[r]]
+    order = [r for r in (*plain, TWO, BIG, SMALL) if counts[r]]
     if not order:
         return t(lang, "card.none")
     if sum(counts) == 1:
@@ -107,3 +114,28 @@ def seat_name(seat: int | None, names: Sequence[str], lang: str = "zh") -> str:
         return "?"
     name = person(names[seat]) if 0 <= seat < len(names) else ""
     return name or t(lang, "seat", n=seat + 1)
+
+
+# -- buttons ----------------------------------------------------------------------------------
+_BUTTON_ORDER = (BIG, SMALL)  # after the counted rank and the 2s: the big joker, then the small
+
+
+def button_cards(notation: str, lang: str = "zh") -> str:
+    """A play on a button, in the notation the text counts in: the counted rank first, then the
+    2s, then the jokers (``BKKK22`` → ``3个K+2个2+大王``, English ``3×K+2×2+BJ``); one card is
+    its name alone (``大王``)."""
+    counts = parse(notation)
+    order = [r for r in range(TWO - 1, -1, -1) if counts[r]] + [TWO, *_BUTTON_ORDER]
+    parts = []
+    for r in order:
+        n = counts[r]
+        if n:
+            name = t(lang, f"taps.card.{RANK_CHARS[r]}")
+            parts.append(name if n == 1 else t(lang, "taps.n", n=n, card=name))
+    return "+".join(parts)
+
+
+def held_label(char: str, n: int, lang: str = "zh") -> str:
+    """A rank button of a lead, read as what the hand holds: ``K·5张`` (never ``5个K``, which is
+    what a ▶ button plays)."""
+    return t(lang, "taps.held", card=t(lang, f"taps.card.{char}"), n=n)

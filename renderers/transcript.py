@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from engine.events import Event
+from engine.events import Event, EventType
 from engine.ranking import chuan_team, score
+from engine.rules import STANDARD, Rules
 
 from .announce import deal_line
 from .fit import MAX_MESSAGE, fit
@@ -34,6 +35,7 @@ from .terms import card_text, rank_name, seat_name, team_names
 # Events the group never hears about on their own (§7: a declined burn is silent; an automatic
 # pass is a pass, and passes are left out of a trick's line).
 _UNSAID = frozenset({"pass", "auto_pass"})
+_KNOWN = frozenset(EventType)
 # Events that belong to the line of the trick that just ended (they follow its ``trick_won``).
 _TAIL = frozenset({"opened", "finished", "wind", "smothered"})
 
@@ -70,10 +72,12 @@ class Transcript:
     outcomes, 闷, 开点, 走科, 四户乱缠 and 革命; each but a burn's start is also one of the finished
     lines (the end of the game is a finished line only: the game-over picture says it).
     ``played``: the game's plays as every seat saw them (for the players' DMs).
+    ``rules``: the table's; a 烧成 promises 烧贡 only where the next deal collects it (§11).
     """
 
-    def __init__(self, names: Sequence[str], lang: str) -> None:
+    def __init__(self, names: Sequence[str], lang: str, rules: Rules = STANDARD) -> None:
         self.names = tuple(names)
+        self.rules = rules
         self.lang = lang_or_default(lang)
         self.cat = Catalog.load(self.lang)
         self._done: list[tuple[str, bool]] = []
@@ -92,6 +96,7 @@ class Transcript:
         self._faults: dict[int, tuple[_Token, int]] = {}
         self._revolted: set[int] = set()
         self._last_play: int | None = None
+        self._owed = False  # a 烧贡 was promised this game
 
     # -- the API -----------------------------------------------------------------------------
 
@@ -187,8 +192,8 @@ class Transcript:
     def _event(self, ev: Event) -> None:
         k = ev.type
         who = ev.seat
-        if k in _UNSAID:
-            return
+        if k in _UNSAID or k not in _KNOWN:
+            return  # a type this transcript does not know says nothing, the trick's line open
         if self._closing and k not in _TAIL:
             self._finish()
         if k == "play":
@@ -212,11 +217,11 @@ class Transcript:
             self._burning = who if k == "counter_burn" else None
         elif k == "burn_success":
             self._burning = None
-            self._step(
-                "tr.burn_success",
-                victim=self._name(ev.victim),
-                tribute=ev.tribute or 1,
-            )
+            if self.rules.tribute == "all" and ev.tribute:  # §11: 只落贡 and 不进贡 collect none
+                self._owed = True
+                self._step("tr.burn_success", victim=self._name(ev.victim), tribute=ev.tribute)
+            else:
+                self._step("tr.burn_success.free")
         elif k == "burn_fail":
             self._burning = None
             own = self._line is not None and self._line.own == who
@@ -313,7 +318,7 @@ class Transcript:
             self._revolted.add(who)
         elif k == "void_deal":
             self._revolted.clear()
-        line = deal_line(ev, self.names, self.lang)
+        line = deal_line(ev, self.names, self.lang, self.rules)
         if line is not None:
             self._add(line, cheer=k == "revolution")
 
@@ -329,6 +334,8 @@ class Transcript:
         if len(order) == 6:
             if chuan_team(ranks) is not None:
                 out += self.cat.text("tr.over.chuan", seen)
+                if self._owed:  # §11: 串三户 takes no 烧贡 (nor 闷贡, never promised here)
+                    out += self.cat.text("tr.over.chuan.waived", seen)
             a, b = score(ranks)
             if a or b:
                 side = 0 if a else 1

@@ -7,10 +7,9 @@ import re
 
 import pytest
 
-from engine.events import DEAL_EVENTS, PLAY_EVENTS
 from engine.rules import Rules
 from engine.vocab import Ask, Code, Do
-from renderers import BUTTONS, SAID_AS, SILENT_EVENTS, Catalog, button_text, refusal_text
+from renderers import BUTTONS, Catalog, button_text, refusal_text
 from renderers.i18n import CATALOG_DIR, LANGS, expand_terms, placeholders
 
 ASKS = list(Ask)
@@ -52,16 +51,6 @@ def test_html_in_templates_is_only_bold() -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_event_type_is_announced_or_deliberately_silent(lang: str) -> None:
-    cat = Catalog.load(lang)
-    for event_type in PLAY_EVENTS + DEAL_EVENTS:
-        kind = SAID_AS.get(event_type, event_type)
-        assert kind in SILENT_EVENTS or any(
-            k == f"ev.{kind}" or k.startswith(f"ev.{kind}.") for k in cat.messages
-        ), kind
-
-
-@pytest.mark.parametrize("lang", LANGS)
 def test_every_ask_kind_has_a_prompt(lang: str) -> None:
     cat = Catalog.load(lang)
     assert ASKS
@@ -81,7 +70,7 @@ def test_refusal_names_the_cards_when_given() -> None:
     text = refusal_text(Code.CANNOT_BEAT, "zh", cards="KK", top="AA")
     assert "2个K" in text and "2个A" in text
     assert refusal_text(Code.NOT_IN_HAND, "en", cards="B") == "You do not hold <b>big joker</b>."
-    assert "a 2 + three queens" in refusal_text(Code.NOT_IN_HAND, "en", cards="QQQ2")
+    assert "three queens + a 2" in refusal_text(Code.NOT_IN_HAND, "en", cards="QQQ2")
     # params the sentence does not use are ignored
     assert refusal_text(Code.MUST_LEAD, "en", cards="KK") == refusal_text(Code.MUST_LEAD, "en")
 
