@@ -17,6 +17,7 @@ from .chat_settings import SettingsMenu
 from .deployment import Deployment, deployment_for
 from .game_end import GameEnd
 from .lobby import Lobby
+from .moves import Moves
 from .pacing import Pacing
 from .play import Play
 from .queues import Queues
@@ -37,6 +38,7 @@ class Parts:
     deployment: Deployment
     tables: Tables
     router: Router
+    moves: Moves
     play: Play
     absence: Absence
     lobby: Lobby
@@ -77,9 +79,10 @@ def compose(
     router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate))
     store = StoryStore(storage)
     game_end = GameEnd(tables, workers, store)
-    play = Play(tables, workers, game_end.stored)
-    absence = Absence(tables, play)
-    lobby = Lobby(tables, play, absence)
+    moves = Moves(tables, workers, game_end.stored)
+    play = Play(tables, moves)
+    absence = Absence(tables, moves)
+    lobby = Lobby(tables, moves, absence)
     settings = SettingsMenu(tables)
     story = Story(tables, workers, store)
     for part in (lobby, play, absence, settings, story):  # a new part registers here (its
@@ -105,7 +108,18 @@ def compose(
         workers=workers,
     )
     return Parts(
-        deployment, tables, router, play, absence, lobby, settings, story, game_end, sender, workers
+        deployment,
+        tables,
+        router,
+        moves,
+        play,
+        absence,
+        lobby,
+        settings,
+        story,
+        game_end,
+        sender,
+        workers,
     )
 
 

@@ -1,7 +1,7 @@
 """What follows a finished game, once it is stored: its facts (one row per seat), the badges
 players earned announced once, and its 复盘 computed in a worker and posted once.
 
-:meth:`GameEnd.stored` is called by :class:`bot.play.Play` right after the game's record is
+:meth:`GameEnd.stored` is called by :class:`bot.moves.Moves` right after the game's record is
 stored (under the table's lock: it only reads and writes a few rows; the review runs later,
 as a timer of its own, so the table's next game never waits for it). Announcements and the
 review go into the outbox in the transaction that records them (a badge row, a review row),

@@ -16,8 +16,8 @@ from . import storage as S
 from .absence import Absence
 from .buttons import Kind, LobbyOp, OverOp
 from .model import Seat, TableState, TableStatus, next_preset
+from .moves import Moves
 from .outbox import Answer, Out
-from .play import Play
 from .router import CommandCall, Menu, Press, Router, Where
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
@@ -33,9 +33,9 @@ ANY_VERSION = frozenset({LobbyOp.SIT, LobbyOp.SIT_ANY, LobbyOp.LEAVE, LobbyOp.RU
 class Lobby:
     """Tables from their opening to their first deal, and between games."""
 
-    def __init__(self, tables: Tables, play: Play, absence: Absence) -> None:
+    def __init__(self, tables: Tables, moves: Moves, absence: Absence) -> None:
         self.tables = tables
-        self.play = play
+        self.moves = moves
         self.absence = absence
         self.sender = tables.sender
         self.timers = tables.timers
@@ -176,7 +176,7 @@ class Lobby:
                 for tb in self.tables.all():
                     mine = tb.seat_of(user.id)
                     if tb.status == TableStatus.PLAYING and mine is not None:
-                        await self.play.resend_hand(user)
+                        await self.moves.resend_hand(user)
                         break
             return
         if table.seat_of(user.id) is None and not await c.members.is_member(table.chat_id, user.id):
@@ -347,9 +347,9 @@ class Lobby:
         table.lobby_ver += 1
         entries = [entry_text(table.match.log[-1])]
         lobby = table.lobby_out()  # its buttons gone, before the deal's messages
-        await self.play.commit(table, entries, events, actor=None, everyone=True, first=[lobby])
+        await self.moves.commit(table, entries, events, actor=None, everyone=True, first=[lobby])
         log.info("table %d started", table.id)
-        self.play.schedule(table)
+        self.moves.schedule(table)
         return Answer(t(lang, "bot.go"))
 
     async def _again(self, table: Table, p: Press) -> Answer:
@@ -366,8 +366,8 @@ class Lobby:
         events = m.new_game()
         table.status = TableStatus.PLAYING
         table.version = m.version
-        await self.play.commit(table, [entry_text(m.log[-1])], events, actor=None, everyone=True)
-        self.play.schedule(table)
+        await self.moves.commit(table, [entry_text(m.log[-1])], events, actor=None, everyone=True)
+        self.moves.schedule(table)
         return Answer(t(lang, "bot.go"))
 
     def resumed(self, table: Table) -> None:

@@ -1,7 +1,7 @@
 """The table registry: every table of every chat in memory, its lock, its storage and its
 messages' ids; chats' settings and the users the bot has met.
 
-Every other part (:mod:`bot.lobby`, :mod:`bot.play`, :mod:`bot.absence`,
+Every other part (:mod:`bot.lobby`, :mod:`bot.play`, :mod:`bot.moves`, :mod:`bot.absence`,
 :mod:`bot.chat_settings`) reaches tables and storage only through a :class:`Tables`. Each change
 of a table happens under its lock and is **stored before anything about it is sent**.
 """
@@ -108,7 +108,7 @@ class Tables:
         self.username = username or (lambda: cfg.bot_username)
         self._seeds = itertools.count(cfg.seed) if cfg.seed is not None else None
         # what shows a table again as after a restart, by its status (each part registers its
-        # own: bot.lobby, bot.play)
+        # own: bot.lobby, bot.moves)
         self._resumers: dict[TableStatus, Callable[[Table], None]] = {}
         self.by_id: dict[int, Table] = {}
         self.where: dict[tuple[int, int | None], int] = {}  # (chat, topic) → table id
