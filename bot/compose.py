@@ -14,6 +14,7 @@ from . import storage as S
 from .absence import Absence
 from .budget import Budgets
 from .chat_settings import SettingsMenu
+from .chats import Chats
 from .deployment import Deployment, deployment_for
 from .game_end import GameEnd
 from .lobby import Lobby
@@ -37,6 +38,7 @@ log = logging.getLogger("gouji.compose")
 class Parts:
     deployment: Deployment
     tables: Tables
+    chats: Chats
     router: Router
     moves: Moves
     play: Play
@@ -75,16 +77,17 @@ def compose(
         except RuntimeError:
             return cfg.bot_username
 
-    tables = Tables(storage, queues, deployment, cfg, username)
+    chats = Chats(storage, cfg.lang)
+    tables = Tables(storage, queues, deployment, cfg, chats, username)
     router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate))
     store = StoryStore(storage)
-    game_end = GameEnd(tables, workers, store)
+    game_end = GameEnd(tables, chats, workers, store)
     moves = Moves(tables, workers, game_end.stored)
-    play = Play(tables, moves)
+    play = Play(tables, chats, moves)
     absence = Absence(tables, moves)
-    lobby = Lobby(tables, moves, absence)
-    settings = SettingsMenu(tables)
-    story = Story(tables, workers, store)
+    lobby = Lobby(tables, chats, moves, absence)
+    settings = SettingsMenu(tables, chats)
+    story = Story(tables, chats, workers, store)
     for part in (lobby, play, absence, settings, story):  # a new part registers here (its
         # commands take their place in the menu in this order)
         part.register(router)
@@ -110,6 +113,7 @@ def compose(
     return Parts(
         deployment,
         tables,
+        chats,
         router,
         moves,
         play,

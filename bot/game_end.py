@@ -25,6 +25,7 @@ from engine.stats import PlayerGame, game_facts, new_badges
 from renderers.review_text import review_text
 from renderers.stats_text import badge_text
 
+from .chats import Chats
 from .model import Seat, TableStatus
 from .outbox import Out
 from .storage import OVER_KEPT_S
@@ -55,8 +56,9 @@ def review_message(
 class GameEnd:
     """Facts, badges and the 复盘 of each finished game."""
 
-    def __init__(self, tables: Tables, workers: Workers, store: StoryStore) -> None:
+    def __init__(self, tables: Tables, chats: Chats, workers: Workers, store: StoryStore) -> None:
         self.tables = tables
+        self.chats = chats
         self.sender = tables.sender
         self.timers = tables.timers
         self.workers = workers
@@ -137,5 +139,5 @@ class GameEnd:
             row = await self.tables.storage.load_table(key.table_id)
             if game is None or found is None or row is None:
                 continue
-            lang = (await self.tables.chat_settings(game.chat_id)).lang
+            lang = (await self.chats.chat_settings(game.chat_id)).lang
             self.review_later(key, found[1], game.names, lang, game.chat_id, row.thread_id)

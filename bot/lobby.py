@@ -15,6 +15,7 @@ from renderers import help_text, person, rules_text, t
 from . import storage as S
 from .absence import Absence
 from .buttons import Kind, LobbyOp, OverOp
+from .chats import Chats
 from .model import Seat, TableState, TableStatus, next_preset
 from .moves import Moves
 from .outbox import Answer, Out
@@ -33,8 +34,9 @@ ANY_VERSION = frozenset({LobbyOp.SIT, LobbyOp.SIT_ANY, LobbyOp.LEAVE, LobbyOp.RU
 class Lobby:
     """Tables from their opening to their first deal, and between games."""
 
-    def __init__(self, tables: Tables, moves: Moves, absence: Absence) -> None:
+    def __init__(self, tables: Tables, chats: Chats, moves: Moves, absence: Absence) -> None:
         self.tables = tables
+        self.chats = chats
         self.moves = moves
         self.absence = absence
         self.sender = tables.sender
@@ -81,7 +83,7 @@ class Lobby:
     async def _open(
         self, chat_id: int, thread_id: int | None, user: UserInfo, existing: Table | None
     ) -> None:
-        settings = await self.tables.chat_settings(chat_id)
+        settings = await self.chats.chat_settings(chat_id)
         if existing is not None and existing.status in (TableStatus.LOBBY, TableStatus.PLAYING):
             self.sender.post(Out(chat_id, t(settings.lang, "bot.already"), None, thread_id))
             if existing.status == TableStatus.LOBBY:
@@ -113,7 +115,7 @@ class Lobby:
                     ans = await self._sit(table, c.user, None)
                     self.sender.post(table.lobby_out())
         if table is None or table.status != TableStatus.LOBBY:
-            lang = (await self.tables.chat_settings(c.chat_id)).lang
+            lang = (await self.chats.chat_settings(c.chat_id)).lang
             self.sender.post(Out(c.chat_id, t(lang, "bot.no_lobby"), None, c.thread_id))
             return
         if ans.url:
@@ -144,7 +146,7 @@ class Lobby:
         # holds the table open, and a /gouji racing in between would clash with it.
         async with self.tables.chat_lock(chat_id, thread_id):
             table = await self.tables.find_at(chat_id, thread_id)
-            lang = (await self.tables.chat_settings(chat_id)).lang
+            lang = (await self.chats.chat_settings(chat_id)).lang
             if table is None or table.status == TableStatus.ABANDONED:
                 self.sender.post(Out(chat_id, t(lang, "bot.no_table"), None, thread_id))
                 return
@@ -161,11 +163,11 @@ class Lobby:
         """``/start``: in a group, the help; in the private chat the DM works now, and a deep
         link (``j<table>`` or ``j<table>s<seat>``) seats the player."""
         if not c.private:
-            lang = await self.tables.lang_of(c.chat_id, c.user)
+            lang = await self.chats.lang_of(c.chat_id, c.user)
             self.tables.reply(c.chat_id, c.thread_id, help_text(lang))
             return
         user = c.user
-        await self.tables.seen_user(user, dm_ok=True)
+        await self.chats.seen_user(user, dm_ok=True)
         lang = user.lang or "zh"
         table, seat = await self._deep_link_target(c.args[0][:64] if c.args else "")
         if table is None:
@@ -299,13 +301,13 @@ class Lobby:
                 preset = next_preset(st.settings.preset)
                 v = st.settings.version + 1
                 st.settings = replace(st.settings, preset=preset, switches={}, version=v)
-                await self.tables.save_chat_settings(table.chat_id, st.settings)
+                await self.chats.save_chat_settings(table.chat_id, st.settings)
                 ans = Answer(t(lang, f"bot.preset.{preset}"))
             case LobbyOp.LEVEL:
                 level = st.settings.ai_level.next()
                 v = st.settings.version + 1
                 st.settings = replace(st.settings, ai_level=level, version=v)
-                await self.tables.save_chat_settings(table.chat_id, st.settings)
+                await self.chats.save_chat_settings(table.chat_id, st.settings)
                 ans = Answer(t(lang, f"bot.level.{st.settings.ai_level}"))
             case LobbyOp.FILL:
                 self._fill_ai(table)

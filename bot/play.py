@@ -13,6 +13,7 @@ from engine.vocab import Ask, Do
 from renderers import card_text, hint_text, refusal_text, t
 
 from .buttons import HandOp, Kind
+from .chats import Chats
 from .handkeys import AUTO, Pending, duty_shortfall, moves, quick_answers, tap
 from .keyboards import EMPTY_SELECTION, option_for
 from .model import AiLevel, TableStatus
@@ -29,8 +30,9 @@ UNTIMED = (HandOp.AUTO, HandOp.AUTO_YES, HandOp.CANCEL)  # 托管 and its confir
 class Play:
     """Presses on hand messages; what they submit is applied by ``moves``."""
 
-    def __init__(self, tables: Tables, moves: Moves) -> None:
+    def __init__(self, tables: Tables, chats: Chats, moves: Moves) -> None:
         self.tables = tables
+        self.chats = chats
         self.sender = tables.sender
         self.moves = moves
 
@@ -256,7 +258,7 @@ class Play:
 
     async def _cmd_hand(self, c: CommandCall) -> None:
         if not await self.moves.resend_hand(c.user):
-            lang = await self.tables.lang_of(c.chat_id, c.user)
+            lang = await self.chats.lang_of(c.chat_id, c.user)
             self.tables.reply(c.chat_id, c.thread_id, t(lang, "bot.no_hand"))
 
 

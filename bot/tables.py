@@ -1,5 +1,5 @@
 """The table registry: every table of every chat in memory, its lock, its storage and its
-messages' ids; chats' settings and the users the bot has met.
+messages' ids (chats' settings and the users the bot has met: :mod:`bot.chats`).
 
 Every other part (:mod:`bot.lobby`, :mod:`bot.play`, :mod:`bot.moves`, :mod:`bot.absence`,
 :mod:`bot.chat_settings`) reaches tables and storage only through a :class:`Tables`. Each change
@@ -25,8 +25,9 @@ from renderers import t
 from . import storage as S
 from .budget import CHAT, USER, Rate
 from .buttons import b36
+from .chats import Chats, UserInfo
 from .deployment import Deployment
-from .model import ChatSettings, TableState, TableStatus
+from .model import TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
 from .table import Table
 from .tenure import Poster, TenurePoster
@@ -34,15 +35,6 @@ from .timers import Job
 
 log = logging.getLogger("gouji.tables")
 TIMERS = ("step", "remind", "countdown")  # the named timers a table may have (``timer_name``)
-
-
-@dataclass(frozen=True)
-class UserInfo:
-    """The Telegram user behind an update, as far as the bot needs."""
-
-    id: int
-    name: str
-    lang: str | None = None  # "zh" or "en" when Telegram tells it
 
 
 @dataclass(frozen=True)
@@ -97,6 +89,7 @@ class Tables:
         sender: Poster,
         deployment: Deployment,
         cfg: Config,
+        chats: Chats,
         username: Callable[[], str] | None = None,
     ):
         self.storage = storage
@@ -105,6 +98,7 @@ class Tables:
         self.deployment = deployment
         self.timers: Scheduler = deployment.timers
         self.cfg = cfg
+        self.chats = chats  # a broken table's notice speaks its chat's language
         self.username = username or (lambda: cfg.bot_username)
         self._seeds = itertools.count(cfg.seed) if cfg.seed is not None else None
         # what shows a table again as after a restart, by its status (each part registers its
@@ -173,35 +167,6 @@ class Tables:
     def next_seed(self) -> int | None:
         """The seed of the next new table's match (tests, demos), or None (the OS's)."""
         return next(self._seeds) if self._seeds is not None else None
-
-    # -- chats and users ---------------------------------------------------------------------
-    async def chat_settings(self, chat_id: int) -> ChatSettings:
-        """A chat's settings; a new chat speaks the bot's default language (GOUJI_LANG)."""
-        row = await self.storage.get_chat(chat_id)
-        if row is None:
-            return ChatSettings(lang=self.cfg.lang)
-        return ChatSettings.from_json(row.settings, row.lang or self.cfg.lang)
-
-    async def save_chat_settings(self, chat_id: int, settings: ChatSettings) -> None:
-        await self.storage.save_chat(S.ChatRow(chat_id, settings.lang, settings.to_json()))
-
-    async def lang_of(self, chat_id: int, user: UserInfo) -> str:
-        """The language to answer in: a private chat speaks its user's, a group its own."""
-        if chat_id > 0:
-            return user.lang or self.cfg.lang
-        return (await self.chat_settings(chat_id)).lang
-
-    async def seen_user(self, user: UserInfo, dm_ok: bool | None = None) -> S.UserRow:
-        row = await self.storage.get_user(user.id)
-        if row is None:
-            row = S.UserRow(user.id, user.name, user.lang, bool(dm_ok))
-        else:
-            row.name = user.name
-            row.lang = user.lang or row.lang
-            if dm_ok is not None:
-                row.dm_ok = dm_ok
-        await self.storage.save_user(row)
-        return row
 
     def deep_link(self, table_id: int, seat: int | None = None) -> str:
         payload = f"j{b36(table_id)}" + (f"s{seat}" if seat is not None else "")
@@ -315,7 +280,7 @@ class Tables:
         state["broken"] = name
         row.state, row.status = state, TableStatus.ABANDONED
         await self.storage.save_table(row)
-        lang = (await self.chat_settings(row.chat_id)).lang
+        lang = (await self.chats.chat_settings(row.chat_id)).lang
         self.sender.post(Out(row.chat_id, t(lang, "bot.broken"), None, row.thread_id))
 
     # -- the messages a table keeps in place -------------------------------------------------
@@ -411,3 +376,6 @@ class Tables:
                     continue
                 await self.abandon(table)
             log.info("table %d abandoned: the bot left chat %d", tid, chat_id)
+
+
+__all__ = ["Config", "Scheduler", "Tables", "UserInfo", "timer_name"]

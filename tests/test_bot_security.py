@@ -69,11 +69,11 @@ async def test_a_settings_button_of_another_version_changes_nothing(tmp_path: Pa
         assert turn is not None
         await admin.press(menu, data=turn)
         await w.settle()
-        changed = await w.parts.tables.chat_settings(g.id)
+        changed = await w.parts.chats.chat_settings(g.id)
         assert changed.version == 1
         await admin.forge(menu, turn)  # the old keyboard's button again (a double tap)
         await w.settle()
-        assert await w.parts.tables.chat_settings(g.id) == changed
+        assert await w.parts.chats.chat_settings(g.id) == changed
         assert "过期" in last_answer(admin)
 
 
