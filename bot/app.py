@@ -199,6 +199,20 @@ def command_handler(command: Command) -> Handler:
     return handle
 
 
+def offered(msg: Message | None) -> frozenset[str]:
+    """The callback data of the pressed message's own buttons, as Telegram sent it with the
+    press (a press is valid only on the message that carries it: bot.router.offered_data)."""
+    kb = msg.reply_markup if msg is not None else None
+    if kb is None:
+        return frozenset()
+    return frozenset(
+        b.callback_data
+        for row in kb.inline_keyboard
+        for b in row
+        if isinstance(b.callback_data, str)
+    )
+
+
 async def on_button(update: Update, context: Context) -> None:
     query = update.callback_query
     if query is None:
@@ -216,6 +230,7 @@ async def on_button(update: Update, context: Context) -> None:
         thread,
         TelegramMembers(context.bot),
         msg.message_id if isinstance(msg, Message) else None,
+        offered(msg if isinstance(msg, Message) else None),
     )
     try:
         await query.answer(answer.text[:200] or None, show_alert=answer.alert, url=answer.url)

@@ -213,14 +213,15 @@ class SettingsMenu:
         """A settings button: saved, the open lobby told, the message shows the new settings."""
         settings = await self.chats.chat_settings(p.chat_id)
         lang = settings.lang
-        if p.cb.version != settings.version:  # changed since: show the settings as they are
-            return Answer(t(lang, "bot.stale"), edit=settings_out(p.chat_id, p.thread_id, settings))
         table = await self.tables.find_at(p.chat_id, p.thread_id)
         opener = (
             table is not None and table.status == TableStatus.LOBBY and table.opener == p.user.id
         )
+        # who may change them first: a stale press of anyone else changes no message either
         if not opener and not await p.members.is_admin(p.chat_id, p.user.id):
             return Answer(t(lang, "bot.admin_only"), alert=True)
+        if p.cb.version != settings.version:  # changed since: show the settings as they are
+            return Answer(t(lang, "bot.stale"), edit=settings_out(p.chat_id, p.thread_id, settings))
         new = change(settings, p.cb)
         if new is None:
             return Answer(t(lang, "bot.bad_button"))

@@ -14,7 +14,7 @@ from renderers import card_text, hint_text, refusal_text, t
 
 from .buttons import HandOp, Kind
 from .chats import Chats
-from .handkeys import AUTO, Pending, duty_shortfall, moves, quick_answers, tap
+from .handkeys import AUTO, Pending, caution_text, duty_shortfall, moves, one_taps, situation, tap
 from .keyboards import EMPTY_SELECTION, option_for
 from .model import AiLevel, TableStatus
 from .moves import Moves
@@ -46,8 +46,8 @@ class Play:
             router.on(Kind.HAND, op, self._choose)
         router.on(Kind.HAND, HandOp.CLEAR, self._clear)
         router.on(Kind.HAND, HandOp.HINT, self._hint)
-        submitting = (HandOp.PLAY, HandOp.QUICK, HandOp.CONFIRM, HandOp.OPTION, HandOp.PASS)
-        for op in (*submitting, HandOp.YIELD):
+        submitting = (HandOp.PLAY, HandOp.QUICK, HandOp.CONFIRM, HandOp.SURE, HandOp.OPTION)
+        for op in (*submitting, HandOp.PASS, HandOp.YIELD):
             router.on(Kind.HAND, op, self._submit)
 
     # -- a player's buttons ------------------------------------------------------------------
@@ -93,9 +93,11 @@ class Play:
         return await self._auto_switch(table, seat)
 
     async def _cancel(self, table: Table, p: Press) -> Answer:
-        """取消: the confirmation asked for (托管, or a burn that will fail) is dropped."""
+        """取消: the confirmation asked for (托管, or a play tapped once) is dropped."""
         seat = _seat(p)
-        table.confirm.pop(seat, None)
+        pending = table.confirm.pop(seat, None)
+        if pending is not None and pending.what != AUTO:
+            table.hinted.pop(seat, None)  # its reason, shown in the hinted line
         self.moves.post_hand(table, seat)
         return Answer(t(table.seat_lang(seat), "taps.cancelled"))
 
@@ -194,12 +196,12 @@ class Play:
                     return Answer(t(lang, "bot.pick_return", n=n), alert=True)
                 return action
             case HandOp.QUICK:
-                # only the one-tap answers the keyboard offers (answers to a top)
-                quick = quick_answers(legal)
+                # only the ▶ plays the keyboard offers (answers to a top, 2s or jokers led)
+                quick = one_taps(legal, situation(m, seat))
                 if p.cb.index >= len(quick):
                     return Answer(t(lang, "bot.stale"))
                 return Action(seat, Do.PLAY, str(quick[p.cb.index]))
-            case HandOp.CONFIRM:
+            case HandOp.CONFIRM | HandOp.SURE:
                 pending = table.confirm.get(seat)
                 if pending is None or pending.what == AUTO or pending.version != m.version:
                     return Answer(t(lang, "bot.stale"))
@@ -215,18 +217,25 @@ class Play:
         return Answer(t(lang, "bot.bad_button"))
 
     async def _submit(self, table: Table, p: Press) -> Answer:
-        """出牌, a one-tap answer, a deal-phase answer, 过 or 让牌: the action applied. A burn
-        that cannot meet its duty is warned about first and played on 确认 (§7 诈烧)."""
+        """出牌, a ▶ play, a deal-phase answer, 过 or 让牌: the action applied. A burn that
+        cannot meet its duty is warned about first and played on 确认 (§7 诈烧); a ▶ play that
+        spends 2s or jokers or splits a 够级 (§4) is played on its confirmation too, the reason
+        shown above the keyboard until then."""
         seat = _seat(p)
         action = self._action_of(table, p)
         if isinstance(action, Answer):
             return action
         lang = table.seat_lang(seat)
-        warning = self._burn_warning(table, action) if p.cb.op != HandOp.CONFIRM else None
-        if warning is not None and table.match is not None:
+        confirmed = p.cb.op in (HandOp.CONFIRM, HandOp.SURE)
+        warning = self._burn_warning(table, action) if not confirmed else None
+        why = self._second_tap(table, action) if p.cb.op == HandOp.QUICK else ""
+        if (warning is not None or why) and table.match is not None:
             table.confirm[seat] = Pending(table.match.version, action.cards)
+            table.hinted[seat] = warning or t(lang, "taps.sure.line", why=why)
             self.moves.post_hand(table, seat)
-            return Answer(warning, alert=True)
+            if warning is not None:
+                return Answer(warning, alert=True)
+            return Answer(t(lang, "taps.sure.toast", why=why))
         table.confirm.pop(seat, None)
         s = table.st.seats[seat]
         assert s is not None
@@ -239,6 +248,14 @@ class Play:
         if action.do == Do.PLAY:
             return Answer(t(lang, "bot.played", cards=card_text(action.cards, lang)))
         return Answer(t(lang, f"bot.did.{action.do}"))
+
+    def _second_tap(self, table: Table, action: Action) -> str:
+        """Why a ▶ play waits for its confirmation (bot.handkeys.caution), or ""."""
+        m = table.match
+        if m is None or action.do != Do.PLAY:
+            return ""
+        hand = parse(m.view(action.seat).hand or "")
+        return caution_text(hand, action.cards, table.seat_lang(action.seat))
 
     def _burn_warning(self, table: Table, action: Action) -> str | None:
         """The warning before a burn (or 反烧) that cannot meet its duty (§7): None for any

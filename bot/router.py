@@ -61,6 +61,14 @@ class Press:
         return self.user.lang or "zh"
 
 
+def offered_data(data: str | None, offered: frozenset[str] | None) -> bool:
+    """Whether a press's ``data`` is on the pressed message's own keyboard (``offered``, as
+    Telegram sends it with the press): a press is valid only on the message that carries it
+    — a rules page's button forged on the lobby, a replay step on the game-over picture, an
+    old settings button are stale. None: the keyboard is not known (a direct call)."""
+    return offered is None or (data is not None and data in offered)
+
+
 class Where(Enum):
     """Where a command is answered."""
 
@@ -171,6 +179,10 @@ class Router:
         """The commands shown in ``which`` menu, in the order registered."""
         return [c.name for c in self.commands.values() if which in c.menu]
 
+    def _junk(self, user_id: int, lang: str, key: str) -> Answer:
+        """Junk's answer, charged to its presser only (:meth:`Budgets.junk`)."""
+        return Answer(t(lang, key if self.budgets.junk(user_id) else "bot.slow_down"))
+
     # -- dispatching -------------------------------------------------------------------------
     async def press(
         self,
@@ -180,16 +192,24 @@ class Router:
         thread_id: int | None,
         members: Members,
         message_id: int | None = None,
+        offered: frozenset[str] | None = None,
     ) -> Answer:
-        """Any button press (of message ``message_id``); the answer is shown as a toast (or
-        alert, or link)."""
+        """Any button press (of message ``message_id``, whose keyboard carries ``offered``:
+        the callback data of its buttons as Telegram sent them with the press; None: not
+        known, a direct call); the answer is shown as a toast (or alert, or link).
+
+        Junk (data that does not decode, or that the pressed message does not carry) is
+        charged to its presser's budget only: the chat's is spent on presses that count."""
         lang = user.lang or "zh"
-        if not self.budgets.spend(user.id, chat_id):
-            return Answer(t(lang, "bot.slow_down"))
         try:
             cb = Callback.decode(data)
         except BadCallback:
-            return Answer(t(lang, "bot.bad_button"))
+            return self._junk(user.id, lang, "bot.bad_button")
+        if not offered_data(data, offered):  # not on the pressed message: forged or stale
+            log.info("a press of data its message does not carry, by user %d", user.id)
+            return self._junk(user.id, lang, "bot.stale")
+        if not self.budgets.spend(user.id, chat_id):
+            return Answer(t(lang, "bot.slow_down"))
         if chat_id is None:  # a message too old for Telegram to show the bot
             return Answer(t(lang, "bot.stale"))
         chat_handler = self._chat.get((cb.kind, cb.op))

@@ -141,7 +141,10 @@ class Story:
         self.sender.post(await self.history_out(c.chat_id, c.thread_id))
 
     async def _page(self, p: Press) -> Answer:
-        key = game_of(p.cb.table)
+        edge = await self._game(p)  # another chat's game answers as a missing one does
+        if isinstance(edge, Answer):
+            return edge
+        key = edge.key
         older = p.cb.op == StoryOp.OLDER
         out = await self.history_out(
             p.chat_id, p.thread_id, before=key if older else None, after=None if older else key
