@@ -63,12 +63,14 @@ def compose(
     workers: Workers,
     pacing: Pacing | None = None,
     timers: LoopTimers | None = None,
+    process: str = "",
 ) -> Parts:
     """The bot's parts on ``storage`` (one process on SQLite, any number on PostgreSQL:
-    bot.deployment); ``timers``: a test's manual clock instead of the deployment's own."""
+    bot.deployment); ``timers``: a test's manual clock instead of the deployment's own;
+    ``process``: this one's name among several."""
     if not isinstance(storage, S.SqlStorage):
         raise TypeError("the story's queries need SQL storage (SQLite or PostgreSQL)")
-    deployment = deployment_for(storage, timers)
+    deployment = deployment_for(storage, timers, process)
     queues = Queues()  # where the parts post; the sender delivers from there
 
     def username() -> str:  # known once the bot has asked Telegram who it is

@@ -218,9 +218,11 @@ class Shared:
     causes, a chat is delivered to by one process at a time, timers are rows any process
     fires, and what a dead process leaves is taken over (bot.takeover)."""
 
-    def __init__(self, storage: PostgresStorage, timers: LoopTimers | None = None) -> None:
+    def __init__(
+        self, storage: PostgresStorage, timers: LoopTimers | None = None, process: str = ""
+    ) -> None:
         self.storage = storage
-        self.coord = PgCoord(storage)
+        self.coord = PgCoord(storage, process)
         self.timers = timers if timers is not None else StoredTimers(self.coord)
         self.takeover: Takeover | None = None
 
@@ -428,9 +430,12 @@ class Shared:
         await self.coord.stop(drained)
 
 
-def deployment_for(storage: S.Storage, timers: LoopTimers | None = None) -> Single | Shared:
+def deployment_for(
+    storage: S.Storage, timers: LoopTimers | None = None, process: str = ""
+) -> Single | Shared:
     """Several processes on PostgreSQL (any number of them), one on SQLite; ``timers``: a
-    test's manual clock instead of the deployment's own."""
+    test's manual clock instead of the deployment's own; ``process``: this one's name among
+    several (GOUJI_PROCESS)."""
     if isinstance(storage, PostgresStorage):
-        return Shared(storage, timers)
+        return Shared(storage, timers, process)
     return Single(storage, timers)

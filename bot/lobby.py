@@ -22,7 +22,7 @@ from .outbox import Answer, Out
 from .router import CommandCall, Menu, Press, Router, Where
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
-from .timers import Job
+from .timers import Job, TimerKind
 
 log = logging.getLogger("gouji.lobby")
 
@@ -41,7 +41,7 @@ class Lobby:
         self.absence = absence
         self.sender = tables.sender
         self.timers = tables.timers
-        self.timers.on("countdown", self._run_countdown)
+        self.timers.on(TimerKind.COUNTDOWN, self._run_countdown)
         tables.on_resume(TableStatus.LOBBY, self.resumed)
 
     def register(self, router: Router) -> None:
@@ -316,13 +316,15 @@ class Lobby:
             case LobbyOp.COUNTDOWN:
                 cd = self.tables.cfg.countdown_s
                 st.countdown = time.time() + cd
-                self.timers.schedule(timer_name("countdown", table.id), cd, self._countdown(table))
+                self.timers.schedule(
+                    timer_name(TimerKind.COUNTDOWN, table.id), cd, self._countdown(table)
+                )
                 ans = Answer(t(lang, "bot.countdown_set", s=int(cd)))
         return await self._changed(table, ans)
 
     @staticmethod
     def _countdown(table: Table) -> Job:
-        return Job("countdown", table.id)
+        return Job(TimerKind.COUNTDOWN, table.id)
 
     async def _run_countdown(self, job: Job) -> None:
         """The pickup countdown is over: empty seats fill with AI, the game starts."""
@@ -341,7 +343,7 @@ class Lobby:
             return Answer(t(lang, "bot.nobody"), alert=True)
         self._fill_ai(table)
         table.st.countdown = None
-        self.timers.cancel(timer_name("countdown", table.id))
+        self.timers.cancel(timer_name(TimerKind.COUNTDOWN, table.id))
         table.status = TableStatus.PLAYING
         table.match = Match(table.st.settings.rules(), seed=table.st.seed)
         events = table.match.new_game()
@@ -377,4 +379,6 @@ class Lobby:
         self.sender.post(table.lobby_out())
         if table.st.countdown is not None:
             left = max(0.0, table.st.countdown - time.time())
-            self.timers.schedule(timer_name("countdown", table.id), left, self._countdown(table))
+            self.timers.schedule(
+                timer_name(TimerKind.COUNTDOWN, table.id), left, self._countdown(table)
+            )

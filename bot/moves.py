@@ -21,7 +21,7 @@ from .model import AiLevel, TableStatus
 from .outbox import Out, Slot, SlotKind
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
-from .timers import Job
+from .timers import Job, TimerKind
 from .workers import Workers
 
 log = logging.getLogger("gouji.moves")
@@ -38,9 +38,9 @@ class Moves:
         self.timers = tables.timers
         self.workers = workers  # the hard AI searches there
         self.game_stored = game_stored  # after each game: its facts, badges, 复盘 (game_end)
-        self.timers.on("step", self._step)
-        self.timers.on("hold", self._hold_step)
-        self.timers.on("remind", self._remind)
+        self.timers.on(TimerKind.STEP, self._step)
+        self.timers.on(TimerKind.HOLD, self._hold_step)
+        self.timers.on(TimerKind.REMIND, self._remind)
         tables.on_resume(TableStatus.PLAYING, self.resumed)
 
     # -- a table's hands ---------------------------------------------------------------------
@@ -219,8 +219,8 @@ class Moves:
     def schedule(self, table: Table) -> None:
         """The table's next step: an AI move soon, or the asked player's turn timer (with a
         reminder at half time: the AFK ladder's first rung)."""
-        step = timer_name("step", table.id)
-        remind = timer_name("remind", table.id)
+        step = timer_name(TimerKind.STEP, table.id)
+        remind = timer_name(TimerKind.REMIND, table.id)
         self.timers.cancel(step)
         self.timers.cancel(remind)
         m = table.match
@@ -228,7 +228,7 @@ class Moves:
             return
         hold = table.held()
         if hold is not None:  # the next player is asked when the hold is over
-            job = Job("hold", table.id, {"version": hold.version, "step": hold.step})
+            job = Job(TimerKind.HOLD, table.id, hold.version, step=hold.step)
             self.timers.schedule(step, hold.now.seconds, job)
             return
         ask = m.asked()
@@ -238,13 +238,13 @@ class Moves:
         version = m.version
         cfg = self.tables.cfg
         if s is None or s.ai_plays:
-            self.timers.schedule(step, cfg.ai_delay, Job("step", table.id, {"version": version}))
+            self.timers.schedule(step, cfg.ai_delay, Job(TimerKind.STEP, table.id, version))
         else:
             turn = float(cfg.turn_s if cfg.turn_s is not None else table.st.settings.turn_s)
-            timeout = Job("step", table.id, {"version": version, "timeout": True})
+            timeout = Job(TimerKind.STEP, table.id, version, timeout=True)
             self.timers.schedule(step, turn, timeout)
-            left = {"version": version, "left": turn / 2}
-            self.timers.schedule(remind, turn / 2, Job("remind", table.id, left))
+            left = Job(TimerKind.REMIND, table.id, version, left=turn / 2)
+            self.timers.schedule(remind, turn / 2, left)
 
     @staticmethod
     def _unchanged(table: Table, version: int) -> bool:
@@ -259,7 +259,7 @@ class Moves:
             return
         async with self.tables.locked(table):
             m = table.match
-            if not self._unchanged(table, job.args["version"]) or m is None:
+            if not self._unchanged(table, job.version) or m is None:
                 return
             ask = m.asked()
             s = table.st.seats[ask[0]] if ask else None
@@ -267,7 +267,7 @@ class Moves:
                 return
             seat = ask[0]
             lang = table.seat_lang(seat)
-            left = float(job.args["left"])
+            left = job.left
             # a new message in the DM (an edit would not make the phone buzz)
             self.sender.post(Out(s.user, t(lang, "bot.remind.dm", s=int(left)), None))
             # §7: never say who is asked to burn; §5: nor who decides in the deal phase
@@ -283,11 +283,7 @@ class Moves:
             return
         async with self.tables.locked(table):
             hold = table.held()
-            if (
-                not self._unchanged(table, job.args["version"])
-                or hold is None
-                or hold.step != job.args["step"]
-            ):
+            if not self._unchanged(table, job.version) or hold is None or hold.step != job.step:
                 return
             hold.step += 1
             actor = {hold.actor} if hold.actor is not None else set()
@@ -316,14 +312,14 @@ class Moves:
             return
         async with self.tables.locked(table):
             m = table.match
-            if not self._unchanged(table, job.args["version"]) or m is None:
+            if not self._unchanged(table, job.version) or m is None:
                 return  # something happened meanwhile
             ask = m.asked()
             if ask is None:
                 return
             seat = ask[0]
             s = table.st.seats[seat]
-            if job.args.get("timeout") and s is not None and not s.ai_plays:
+            if job.timeout and s is not None and not s.ai_plays:
                 await self._timeout(table, seat)
                 return
             level = s.level if s is not None else AiLevel.NORMAL

@@ -31,10 +31,11 @@ from .model import TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
 from .table import Table
 from .tenure import Poster, TenurePoster
-from .timers import Job
+from .timers import Job, TimerKind
 
 log = logging.getLogger("gouji.tables")
-TIMERS = ("step", "remind", "countdown")  # the named timers a table may have (``timer_name``)
+# the named timers a table may have (``timer_name``; a hold runs as its step)
+TIMERS = (TimerKind.STEP, TimerKind.REMIND, TimerKind.COUNTDOWN)
 
 
 @dataclass(frozen=True)
@@ -69,13 +70,13 @@ class Scheduler(Protocol):
 
     def cancel(self, name: str) -> None: ...
 
-    def on(self, kind: str, runner: Callable[[Job], Awaitable[None]]) -> None: ...
+    def on(self, kind: TimerKind, runner: Callable[[Job], Awaitable[None]]) -> None: ...
 
     async def flush(self) -> None:
         """Timers set and cancelled so far are stored (several processes; else nothing)."""
 
 
-def timer_name(kind: str, table_id: int) -> str:
+def timer_name(kind: TimerKind, table_id: int) -> str:
     assert kind in TIMERS
     return f"{kind}:{table_id}"
 
