@@ -83,6 +83,11 @@ class Turn(Protocol):
     def outdated(self, out: Out) -> bool:
         """A kept message's content older than what the chat shows (not sent)."""
 
+    async def claim(self, out: Out) -> bool | None:
+        """Just before ``out`` is sent: True to send it; False when another process delivered
+        it meanwhile; None when this process no longer holds the chat's delivery (its lease
+        moved while it was paused: the fencing token, bot.coord) — nothing more is sent."""
+
 
 Forget = Callable[[int], Awaitable[None]]
 
@@ -94,7 +99,9 @@ class Deployment(Protocol):
 
     def current(self, tables: Registry, table: Table) -> AbstractAsyncContextManager[None]: ...
 
-    async def find(self, tables: Registry, table_id: int) -> Table | None: ...
+    async def find(
+        self, tables: Registry, table_id: int, chat_id: int | None = None
+    ) -> Table | None: ...
 
     async def find_at(
         self, tables: Registry, chat_id: int, thread_id: int | None
@@ -131,6 +138,10 @@ class _Alone:
     def outdated(out: Out) -> bool:
         return False
 
+    @staticmethod
+    async def claim(out: Out) -> bool | None:
+        return True
+
 
 class Single:
     """One process: every lock is the process's own, what it holds in memory is the truth, and
@@ -146,7 +157,9 @@ class Single:
 
     current = hold
 
-    async def find(self, tables: Registry, table_id: int) -> Table | None:
+    async def find(
+        self, tables: Registry, table_id: int, chat_id: int | None = None
+    ) -> Table | None:
         return tables.get(table_id)
 
     async def find_at(self, tables: Registry, chat_id: int, thread_id: int | None) -> Table | None:
@@ -193,8 +206,19 @@ class Single:
 class _Leased:
     """A chat's delivery held by this process (bot.coord: a lease row)."""
 
-    def __init__(self, lease: Lease) -> None:
+    def __init__(self, lease: Lease, coord: PgCoord) -> None:
         self.lease = lease
+        self.coord = coord
+        self.lost = False
+
+    async def claim(self, out: Out) -> bool | None:
+        """The lease's generation checked where the outbox row is claimed (bot.coord.fence)."""
+        held, go = await self.coord.fence(self.lease, out.outbox_id)
+        if not held:
+            log.warning("the delivery of chat %d moved to another process", self.lease.chat_id)
+            self.lost = True
+            return None
+        return go
 
     @property
     def fresh(self) -> bool:
@@ -310,13 +334,18 @@ class Shared:
         table.changes += 1
         return ids
 
-    async def find(self, tables: Registry, table_id: int) -> Table | None:
-        """In memory, or as another process stored it."""
+    async def find(
+        self, tables: Registry, table_id: int, chat_id: int | None = None
+    ) -> Table | None:
+        """In memory, or as another process stored it (with ``chat_id``: only that chat's, a
+        forged id never brings another chat's table here)."""
         table = tables.get(table_id)
         if table is not None:
             return table
         row = await self.storage.load_table(table_id)
         if row is None or row.status not in (*S.ACTIVE, TableStatus.OVER):
+            return None
+        if chat_id is not None and row.chat_id != chat_id:
             return None
         return await self._adopt(tables, row)
 
@@ -397,10 +426,11 @@ class Shared:
             for out in chat.refill(stored, before):
                 if out.outbox_id is not None:
                     await forget(out.outbox_id)
-            yield _Leased(lease)
+            turn = _Leased(lease, self.coord)
+            yield turn
         finally:
             lease.last_at = time.time() - (time.monotonic() - chat.last)
-            await self.coord.release(lease)
+            await self.coord.release(lease)  # a lease that moved is another's: left alone
 
     def pace(self, per_s: float, burst: int) -> Pace:
         return SharedPace(self.coord, per_s, burst)

@@ -16,6 +16,7 @@ from engine.view import SeatView
 from engine.vocab import Ask, Do, EventType, Phase
 from renderers import card_text, t
 
+from .aimove import decide_snapshot, signature, snapshot
 from .hold import Hold, plan, think_time
 from .model import AiLevel, TableStatus
 from .outbox import Out, Slot, SlotKind
@@ -24,6 +25,7 @@ from .tables import Tables, UserInfo, timer_name
 from .timers import Job, TimerKind
 from .workers import Workers
 
+AI_TRIES = 3  # an AI move decided again when the table changed during its search
 log = logging.getLogger("gouji.moves")
 
 
@@ -306,29 +308,51 @@ class Moves:
             self.schedule(table)
 
     async def _step(self, job: Job) -> None:
-        """An AI seat's move, or a human's turn timed out."""
+        """An AI seat's move, or a human's turn timed out. The hard AI's search runs outside
+        the table's lock (bot.aimove): its move is applied only if the table is still where
+        it was asked, otherwise decided again."""
         table = await self.tables.find(job.table_id)
         if table is None:
             return
-        async with self.tables.locked(table):
-            m = table.match
-            if not self._unchanged(table, job.version) or m is None:
-                return  # something happened meanwhile
-            ask = m.asked()
-            if ask is None:
-                return
-            seat = ask[0]
-            s = table.st.seats[seat]
-            if job.timeout and s is not None and not s.ai_plays:
-                await self._timeout(table, seat)
-                return
-            level = s.level if s is not None else AiLevel.NORMAL
-            d = await self.decide(table, seat, level)
-            try:
-                await self.act(table, d.action)
-            except IllegalAction as e:
-                log.error("table %d: the AI's action was refused (%s)", table.id, e.code)
-                await self.act(table, timeout_action(m, seat))
+        searched: tuple[tuple[object, ...], Decision] | None = None
+        for _ in range(AI_TRIES):
+            async with self.tables.locked(table):
+                m = table.match
+                if not self._unchanged(table, job.version) or m is None:
+                    return  # something happened meanwhile
+                ask = m.asked()
+                if ask is None:
+                    return
+                seat = ask[0]
+                s = table.st.seats[seat]
+                if job.timeout and s is not None and not s.ai_plays:
+                    await self._timeout(table, seat)
+                    return
+                level = s.level if s is not None else AiLevel.NORMAL
+                if searched is not None and searched[0] == signature(table):
+                    d = searched[1]  # decided outside the lock, the table unchanged since
+                elif level == AiLevel.HARD:
+                    at, work = signature(table), self._search(table, seat, level)
+                    d = None
+                else:
+                    d = await self.decide(table, seat, level)
+                if d is not None:
+                    try:
+                        await self.act(table, d.action)
+                    except IllegalAction as e:
+                        log.error("table %d: the AI's action was refused (%s)", table.id, e.code)
+                        await self.act(table, timeout_action(m, seat))
+                    return
+            searched = (at, await work())  # the search, the table's lock free meanwhile
+
+    def _search(self, table: Table, seat: int, level: AiLevel) -> Callable[[], Awaitable[Decision]]:
+        """The hard AI's search on the match as it stands now (a snapshot taken under the
+        lock), to run in a worker once the lock is free."""
+        m = table.match
+        assert m is not None
+        rng = random.Random(f"{table.id}:{m.version}:{seat}")
+        data, budget = snapshot(m), self.tables.cfg.hard_budget_ms
+        return lambda: self.workers.run(decide_snapshot, data, seat, level, rng, budget)
 
     async def decide(self, table: Table, seat: int, level: AiLevel) -> Decision:
         """An AI decision for ``seat`` (the table's lock is held, so the match does not change

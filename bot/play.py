@@ -11,6 +11,7 @@ from engine.actions import Action, IllegalAction
 from engine.cards import fmt, parse
 from engine.vocab import Ask, Do
 from renderers import card_text, hint_text, refusal_text, t
+from renderers.terms import failed_rank
 
 from .buttons import HandOp, Kind
 from .chats import Chats
@@ -77,6 +78,9 @@ class Play:
         assert s is not None
         if s.auto:
             return await self._auto_switch(table, seat)
+        waiting = table.confirm.get(seat)
+        if waiting is not None and waiting.what != AUTO:
+            table.hinted.pop(seat, None)  # the play waiting for its confirmation: dropped
         table.confirm[seat] = Pending(table.version, AUTO)
         self.moves.post_hand(table, seat)
         return Answer(t(table.seat_lang(seat), "taps.auto.ask"))
@@ -271,7 +275,8 @@ class Play:
         hand = tuple(game.hands[action.seat])
         leads, jokers = duty_shortfall(hand, action.cards, game.rules.bie3)
         lang = table.seat_lang(action.seat)
-        return t(lang, f"taps.{kind}.warn", leads=leads, jokers=jokers)
+        bottom = failed_rank(game.status, lang)  # §10: 大落, or 二落 after an earlier 诈烧
+        return t(lang, f"taps.{kind}.warn", leads=leads, jokers=jokers, bottom=bottom)
 
     async def _cmd_hand(self, c: CommandCall) -> None:
         if not await self.moves.resend_hand(c.user):

@@ -135,9 +135,12 @@ class Tables:
     def all(self) -> list[Table]:
         return list(self.by_id.values())
 
-    async def find(self, table_id: int) -> Table | None:
-        """A table by id: in memory, or (several processes) as another process stored it."""
-        return await self.deployment.find(self, table_id)
+    async def find(self, table_id: int, chat_id: int | None = None) -> Table | None:
+        """A table by id: in memory, or (several processes) as another process stored it;
+        with ``chat_id`` only that chat's — another chat's table is refused before it is
+        loaded (a forged id never brings it here, nor moves the chat's open table aside). One
+        in memory already is returned as is: the router tells it is not this chat's."""
+        return await self.deployment.find(self, table_id, chat_id)
 
     async def find_at(self, chat_id: int, thread_id: int | None) -> Table | None:
         """The (chat, topic)'s open table: in memory, or (several processes) as stored — one
@@ -158,7 +161,11 @@ class Tables:
 
     def add(self, table: Table) -> None:
         self.by_id[table.id] = table
-        self.where[(table.chat_id, table.thread_id)] = table.id
+        at = (table.chat_id, table.thread_id)
+        there = self.by_id.get(self.where.get(at, table.id))
+        # an ended table never takes its topic's place from an open one
+        if table.status in S.ACTIVE or there is None or there.status not in S.ACTIVE:
+            self.where[at] = table.id
 
     def drop(self, table: Table) -> None:
         """Forgotten here (ended or closed)."""

@@ -24,6 +24,7 @@ from itertools import pairwise
 
 from engine.events import Event, EventType
 from engine.ranking import chuan_team, score
+from engine.rules import STANDARD, Rules
 
 from .announce import deal_line
 from .fit import MAX_MESSAGE, fit
@@ -71,10 +72,12 @@ class Transcript:
     outcomes, 闷, 开点, 走科, 四户乱缠 and 革命; each but a burn's start is also one of the finished
     lines (the end of the game is a finished line only: the game-over picture says it).
     ``played``: the game's plays as every seat saw them (for the players' DMs).
+    ``rules``: the table's; a 烧成 promises 烧贡 only where the next deal collects it (§11).
     """
 
-    def __init__(self, names: Sequence[str], lang: str) -> None:
+    def __init__(self, names: Sequence[str], lang: str, rules: Rules = STANDARD) -> None:
         self.names = tuple(names)
+        self.rules = rules
         self.lang = lang_or_default(lang)
         self.cat = Catalog.load(self.lang)
         self._done: list[tuple[str, bool]] = []
@@ -93,6 +96,7 @@ class Transcript:
         self._faults: dict[int, tuple[_Token, int]] = {}
         self._revolted: set[int] = set()
         self._last_play: int | None = None
+        self._owed = False  # a 烧贡 was promised this game
 
     # -- the API -----------------------------------------------------------------------------
 
@@ -213,11 +217,11 @@ class Transcript:
             self._burning = who if k == EventType.COUNTER_BURN else None
         elif k == EventType.BURN_SUCCESS:
             self._burning = None
-            self._step(
-                "tr.burn_success",
-                victim=self._name(ev.victim),
-                tribute=ev.tribute or 1,
-            )
+            if self.rules.tribute == "all" and ev.tribute:  # §11: 只落贡 and 不进贡 collect none
+                self._owed = True
+                self._step("tr.burn_success", victim=self._name(ev.victim), tribute=ev.tribute)
+            else:
+                self._step("tr.burn_success.free")
         elif k == EventType.BURN_FAIL:
             self._burning = None
             own = self._line is not None and self._line.own == who
@@ -330,6 +334,8 @@ class Transcript:
         if len(order) == 6:
             if chuan_team(ranks) is not None:
                 out += self.cat.text("tr.over.chuan", seen)
+                if self._owed:  # §11: 串三户 takes no 烧贡 (nor 闷贡, never promised here)
+                    out += self.cat.text("tr.over.chuan.waived", seen)
             a, b = score(ranks)
             if a or b:
                 side = 0 if a else 1
