@@ -256,7 +256,7 @@ class Shared:
         async with self.coord.table_lock(table.id) as stored:
             if stored is not None and stored[0] != table.rev:
                 await self.catch_up(tables, table)
-            table.saved_mem = before = table.mem()
+            before = table.mem()
             table.changes = 0
             with tenure() as posted:
                 if stored is not None and not stored[1]:
@@ -321,7 +321,7 @@ class Shared:
         settle: bool = False,
         also: Callable[[Any], Awaitable[None]] | None = None,
     ) -> list[int]:
-        row.mem = table.saved_mem = table.mem()
+        row.mem = table.mem()
         row.settled = settle  # a change's own saves leave it unsettled until its end
         ids = await self.storage.save_table(row, entries, outbox, expect_rev=table.rev, also=also)
         table.rev = row.rev
