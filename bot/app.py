@@ -53,6 +53,7 @@ from .router import Command, CommandCall, Members, Menu, Where
 from .sender import Sender
 from .tables import Config, UserInfo
 from .timers import LoopTimers
+from .trim import trimming
 from .workers import Workers
 
 log = logging.getLogger("gouji.app")
@@ -335,6 +336,7 @@ async def post_init(app: GoujiApp) -> None:
     if app.bot_data.heartbeat is not None:
         app.bot_data.tasks.append(asyncio.create_task(_beat(app.bot_data.heartbeat)))
     n = await start(rt.parts)
+    app.bot_data.tasks.append(asyncio.create_task(trimming()))  # freed memory given back
     if app.bot_data.memreport is not None:
         where, parts = app.bot_data.memreport, rt.parts
         asyncio.get_running_loop().add_signal_handler(
