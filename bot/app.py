@@ -337,6 +337,7 @@ async def post_init(app: GoujiApp) -> None:
         app.bot_data.tasks.append(asyncio.create_task(_beat(app.bot_data.heartbeat)))
     n = await start(rt.parts)
     app.bot_data.tasks.append(asyncio.create_task(trimming()))  # freed memory given back
+    app.bot_data.tasks.append(asyncio.create_task(rt.parts.tables.sweeping()))  # idle tables
     if app.bot_data.memreport is not None:
         where, parts = app.bot_data.memreport, rt.parts
         asyncio.get_running_loop().add_signal_handler(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 import pickle
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -96,6 +97,7 @@ class Table:
     hold: Hold | None = None  # automatic passes shown at a human pace (bot.hold), if any
     rev: int = 0  # the table's saves so far, as stored (several processes: bot.coord)
     changes: int = 0  # saves during the current tenure (several processes)
+    used: float = field(default_factory=time.monotonic)  # when last held (idle tables leave)
 
     MEM = ("selection", "hinted", "votes", "confirm", "hold", "note", "lines", "transcript")
 
@@ -146,6 +148,11 @@ class Table:
 
     def names(self) -> list[str]:
         return [s.name if s else "" for s in self.st.seats]
+
+    def users(self) -> tuple[int, ...]:
+        """The users seated, and those whose seat the AI took over (they may claim it back)."""
+        out = [u for s in self.st.seats if s is not None for u in (s.user, s.away)]
+        return tuple(u for u in out if u is not None)
 
     def seat_of(self, user: int) -> int | None:
         for i, s in enumerate(self.st.seats):
