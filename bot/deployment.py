@@ -105,7 +105,9 @@ class Deployment(Protocol):
 
     def current(self, tables: Registry, table: Table) -> AbstractAsyncContextManager[None]: ...
 
-    async def find(self, tables: Registry, table_id: int) -> Table | None: ...
+    async def find(
+        self, tables: Registry, table_id: int, chat_id: int | None = None
+    ) -> Table | None: ...
 
     async def find_at(
         self, tables: Registry, chat_id: int, thread_id: int | None
@@ -124,6 +126,13 @@ class Deployment(Protocol):
     ) -> AbstractAsyncContextManager[Turn]: ...
 
     def pace(self, per_s: float, burst: int) -> Pace: ...
+
+    async def park(self, tables: Registry, table: Table) -> bool:
+        """The table leaves memory idle: stored with what it holds besides its state (True:
+        this process finds it again by its own list of parked tables)."""
+
+    async def tables_of_user(self, user_id: int) -> list[int]:
+        """Open tables of ``user_id`` this process may not hold (candidates, from storage)."""
 
     async def start(self, tables: Registry, after_restart: AfterRestart) -> int: ...
 
@@ -161,7 +170,9 @@ class Single:
 
     current = hold
 
-    async def find(self, tables: Registry, table_id: int) -> Table | None:
+    async def find(
+        self, tables: Registry, table_id: int, chat_id: int | None = None
+    ) -> Table | None:
         """In memory, or brought back from storage if it left memory idle."""
         table = tables.get(table_id)
         if table is not None or table_id not in tables.parked:
@@ -210,6 +221,18 @@ class Single:
 
     def pace(self, per_s: float, burst: int) -> Pace:
         return Pace(per_s, burst)
+
+    async def park(self, tables: Registry, table: Table) -> bool:
+        """Stored with its memory (what a press needs besides the state and the actions)."""
+        if table.status not in (*S.ACTIVE, TableStatus.OVER):
+            return False
+        row = tables.row(table)
+        row.mem = table.mem()
+        await self.storage.save_table(row)
+        return True
+
+    async def tables_of_user(self, user_id: int) -> list[int]:
+        return []  # every table of this process is in memory or parked
 
     async def start(self, tables: Registry, after_restart: AfterRestart) -> int:
         """Every unfinished table rebuilt from storage, what the last run stored and did not
@@ -270,9 +293,11 @@ class Shared:
     causes, a chat is delivered to by one process at a time, timers are rows any process
     fires, and what a dead process leaves is taken over (bot.takeover)."""
 
-    def __init__(self, storage: PostgresStorage, timers: LoopTimers | None = None) -> None:
+    def __init__(
+        self, storage: PostgresStorage, timers: LoopTimers | None = None, process: str = ""
+    ) -> None:
         self.storage = storage
-        self.coord = PgCoord(storage)
+        self.coord = PgCoord(storage, process)
         self.timers = timers if timers is not None else StoredTimers(self.coord)
         self.takeover: Takeover | None = None
 
@@ -366,13 +391,18 @@ class Shared:
         table.changes += 1
         return ids
 
-    async def find(self, tables: Registry, table_id: int) -> Table | None:
-        """In memory, or as another process stored it."""
+    async def find(
+        self, tables: Registry, table_id: int, chat_id: int | None = None
+    ) -> Table | None:
+        """In memory, or as another process stored it (with ``chat_id``: only that chat's, a
+        forged id never brings another chat's table here)."""
         table = tables.get(table_id)
         if table is not None:
             return table
         row = await self.storage.load_table(table_id)
         if row is None or row.status not in (*S.ACTIVE, TableStatus.OVER):
+            return None
+        if chat_id is not None and row.chat_id != chat_id:
             return None
         return await self._adopt(tables, row)
 
@@ -462,6 +492,12 @@ class Shared:
     def pace(self, per_s: float, burst: int) -> Pace:
         return SharedPace(self.coord, per_s, burst)
 
+    async def park(self, tables: Registry, table: Table) -> bool:
+        return False  # stored with its memory at every change; found in storage again
+
+    async def tables_of_user(self, user_id: int) -> list[int]:
+        return await self.storage.tables_of_user(user_id)
+
     # -- life -----------------------------------------------------------------------------------
     async def start(self, tables: Registry, after_restart: AfterRestart) -> int:
         """This process takes part: the unfinished tables loaded (to answer at once; each is
@@ -489,9 +525,12 @@ class Shared:
         await self.coord.stop(drained)
 
 
-def deployment_for(storage: S.Storage, timers: LoopTimers | None = None) -> Single | Shared:
+def deployment_for(
+    storage: S.Storage, timers: LoopTimers | None = None, process: str = ""
+) -> Single | Shared:
     """Several processes on PostgreSQL (any number of them), one on SQLite; ``timers``: a
-    test's manual clock instead of the deployment's own."""
+    test's manual clock instead of the deployment's own; ``process``: this one's name among
+    several (GOUJI_PROCESS)."""
     if isinstance(storage, PostgresStorage):
-        return Shared(storage, timers)
+        return Shared(storage, timers, process)
     return Single(storage, timers)

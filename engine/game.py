@@ -19,7 +19,7 @@ from .cards import BIG, SMALL, THREE, Counts, contains, fmt, minus, parse
 from .events import Event
 from .gamerecord import Record
 from .legal import Legal, answers, duty_feasible, lead_plays
-from .plays import Play, as_play, beats, counts_of_text
+from .plays import Play, as_play, beats
 from .ranking import Debt, score
 from .rules import Rules
 from .seats import opposite, team, teammates
@@ -197,7 +197,7 @@ class Game(Flow):
 
     def _check_play(self, seat: int, ask: str, cards: str) -> Play:
         try:
-            counts = counts_of_text(cards)
+            counts = parse(cards)
         except ValueError:
             raise IllegalAction(
                 Code.NOT_A_PLAY, f"{cards!r} is not written in card notation."
@@ -205,7 +205,7 @@ class Game(Flow):
         hand = self.hands[seat]
         play = as_play(counts)
         if play is not None:  # (a play's own ranks are the ones to look at)
-            held = all([hand[r] >= n for r, n in play.items])
+            held = all([hand[r] >= n for r, n in play.by_rank])
         else:
             held = contains(hand, counts)
         if not held:
@@ -266,7 +266,7 @@ class Game(Flow):
         headless_before = self.headless(seat)
         hand = self.hands[seat]
         bound = self.rules.bie3 and hand[THREE] > 0  # §8 憋3, as _bound_by_threes
-        for r, n in play.items:
+        for r, n in play.by_rank:
             hand[r] -= n
         left = sum(hand)
         penult = bound and left > 0 and hand[THREE] == left

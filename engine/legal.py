@@ -206,19 +206,16 @@ def _rests(
 
 
 def can_beat(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> bool:
+    """Whether ``hand`` has a play beating ``top`` (:func:`beating_plays` is not empty),
+    without generating: for the ordinary rule of §3 the most jokers leave the smallest body to
+    find, so only that one choice needs checking (the inner loop of
+    :func:`engine.tricks.Flow._advance` and of a search's rollouts)."""
     q = top.shape
-    if _beats_ordinarily(hand, q):
-        return True
-    return kill_big_joker and q.big == 1 and bool(beating_plays(hand, top, True))
-
-
-def _beats_ordinarily(hand: Sequence[int], q: Shape) -> bool:
-    """Whether :func:`_beating_shapes` yields anything, without generating: the most jokers
-    leave the smallest body to find (§3), so only that one choice needs checking (the inner
-    loop of :func:`engine.tricks.Flow._advance` and of a search's rollouts)."""
+    if q.big:  # nothing is above a big joker, but 二杀一 and 三杀一 may take its place
+        return kill_big_joker and q.big == 1 and bool(beating_plays(hand, top, True))
     n = q.size
     big = hand[BIG]
-    if q.big or n == 0 or big < q.small:
+    if n == 0 or big < q.small:
         return False
     rest = n - big - hand[SMALL]  # what the jokers leave for the body
     if rest <= 0:

@@ -10,6 +10,7 @@ from .cards import (
     BIG,
     JACK,
     KING,
+    KNOWN_TEXTS,
     NRANKS,
     QUEEN,
     SMALL,
@@ -46,7 +47,7 @@ class _Derived:
 
     shape: Shape  # the play as §3 compares it
     gouji: bool  # §4: a joker, rank 2 after converting, or the threshold count for T J Q K A
-    items: tuple[tuple[int, int], ...]  # (rank, count) of the ranks it holds, low to high
+    by_rank: tuple[tuple[int, int], ...]  # (rank, count) of the ranks it holds, low to high
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class Play(_Derived):
         if memo is None:
             memo = self.__dict__["_text"] = fmt(self.counts)
             if _INTERNED.get(self.counts) is self:
-                _BY_TEXT[memo] = self.counts  # a check of this play's text skips parsing it
+                KNOWN_TEXTS[memo] = self.counts  # parse() of this text needs no parsing
         return memo
 
     def __hash__(self) -> int:
@@ -89,7 +90,7 @@ class Play(_Derived):
                 value: object = self._shape()
             elif name == "gouji":
                 value = self._gouji()
-            elif name == "items":
+            elif name == "by_rank":
                 value = tuple((r, n) for r, n in enumerate(self.counts) if n)
             else:
                 raise AttributeError(name)
@@ -136,15 +137,6 @@ class Play(_Derived):
 
 _INTERNED: dict[Counts, Play] = {}
 _INTERN_LIMIT = 50_000  # distinct plays are a few thousand; the table is only ever cleared
-# The counts of a shared play's canonical notation, filled as plays are written out: what a
-# seat sends back is almost always the text of a play it was offered (see counts_of_text).
-_BY_TEXT: dict[str, Counts] = {}
-
-
-def counts_of_text(text: str) -> Counts:
-    """:func:`engine.cards.parse` of ``text``, without parsing the notation of a shared play."""
-    counts = _BY_TEXT.get(text)
-    return parse(text) if counts is None else counts
 
 
 def play_of(counts: Counts) -> Play:
@@ -155,7 +147,7 @@ def play_of(counts: Counts) -> Play:
     if p is None:
         if len(_INTERNED) >= _INTERN_LIMIT:
             _INTERNED.clear()
-            _BY_TEXT.clear()
+            KNOWN_TEXTS.clear()
         p = _INTERNED[counts] = Play(counts)
     return p
 

@@ -9,6 +9,9 @@ from engine.rules import PRESETS, STANDARD, Rules
 
 from .i18n import Catalog, fit_message, lang_or_default
 
+# Switch texts that speak of 点贡, said otherwise where the table collects none (§11).
+_PAID_BY_DIAN = frozenset({"rules.open_point.on", "rules.declare_point.on"})
+
 
 def _switch_key(switch: str, value: object) -> tuple[str, dict[str, object]]:
     """The catalog key (and parameters) describing one switch's value."""
@@ -61,6 +64,8 @@ def rules_text(rules: Rules, lang: str = "zh") -> str:
     changed = rules.differences() if rules.preset in PRESETS else {}
     for switch, value in rules.switches().items():
         key, params = _switch_key(switch, value)
+        if key in _PAID_BY_DIAN and not (rules.open_point and rules.tribute == "all"):
+            key += ".unpaid"  # §11: no 点贡 is collected at this table
         text = cat.text(key, seen, **params)
         if switch in changed:
             text += cat.text("rules.changed", seen)

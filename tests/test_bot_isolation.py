@@ -157,6 +157,8 @@ def test_stored_messages_round_trip_as_data() -> None:
         b'{"v": 1, "out": {"$c": "os:system", "f": {}}}',
         b'{"v": 1, "out": {"$c": "subprocess:Popen", "f": {}}}',
         b'{"v": 1, "out": {"$p": "eval", "a": ["1"]}}',
+        b'{"v": 1, "out": {"$p": "bytes", "a": [1000000000000]}}',
+        b'{"v": 1, "out": {"$c": "bot.__main__:X", "f": {}}}',
     ):
         with pytest.raises(ValueError):
             Out.loads(row, 1)

@@ -7,11 +7,12 @@ import random
 from pathlib import Path
 
 import pytest
-from botkit import World, open_and_seat, over, people, play_game, start, wait_for, world
+from botkit import World, open_and_seat, over, people, play_game, start, world
 from test_bot_shared import second_process
 
 from bot.buttons import LobbyOp
 from bot.model import TableState, TableStatus
+from bot.offline.botprocess import until
 from bot.offline.localapi import RateLimits, SimGroup
 from bot.offline.localbot import runtime
 from bot.offline.pgcluster import PgCluster
@@ -176,7 +177,7 @@ async def test_a_press_is_answered_while_the_budget_is_spent(tmp_path: Path) -> 
         for u in users:
             group.join_quietly(u)
         await users[0].send("/gouji", group)
-        await wait_for(lambda: _has_lobby(w, group), 30.0)
+        await until(lambda: _has_lobby(w, group), 30.0)
         for k in range(40):  # twenty seconds of the budget spent on others' messages
             w.parts.sender.post(Out(900 + k, f"消息{k}", None))
         lobby = lobby_message(w.api, group)
@@ -184,6 +185,6 @@ async def test_a_press_is_answered_while_the_budget_is_spent(tmp_path: Path) -> 
         assert data is not None
         answered = len(w.api.answer_latency())
         await users[1].press(lobby, data=data)
-        await wait_for(lambda: len(w.api.answer_latency()) > answered, 5.0)
+        await until(lambda: len(w.api.answer_latency()) > answered, 5.0)
         assert w.api.answer_latency()[-1] < 1.0  # not behind the twenty seconds of messages
         assert w.parts.sender.pending() > 20  # the budget is still spent meanwhile

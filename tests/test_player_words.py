@@ -54,6 +54,14 @@ def test_the_catalog_speaks_to_players() -> None:
     assert bad == {}
 
 
+def test_the_english_catalog_names_no_file_or_module() -> None:
+    for path in [CATALOG_DIR / "en.json", *sorted(CATALOG_DIR.glob("*.en.json"))]:
+        for key, value in json.loads(path.read_text(encoding="utf-8")).items():
+            shown = html.unescape(re.sub(r"<[^>]+>", "", value))
+            assert not FILE_NAME.search(shown) and not MODULE.search(shown), key
+            assert "python" not in shown.lower() and "table #" not in shown, key
+
+
 def test_one_word_for_the_computer_player() -> None:
     texts = zh_catalog()
     assert not [k for k, v in texts.items() if "AI" in v]
@@ -99,12 +107,13 @@ def test_presets_are_named_by_what_they_add() -> None:
     assert casual.counts_at >= 36 and casual.tribute == "off"
 
 
+@pytest.mark.e2e
 async def test_help_lists_every_registered_command_and_this_tables_rules(tmp_path: Path) -> None:
     async with world(tmp_path) as w:
         group = w.api.group(-5301, "帮助")
         (user,) = people(w, 1, base=930)
         group.join_quietly(user)
-        await w.parts.tables.save_chat_settings(group.id, ChatSettings(preset="qingdao"))
+        await w.parts.chats.save_chat_settings(group.id, ChatSettings(preset="qingdao"))
         await user.send("/help", group)
         await w.settle()
         (msg,) = [m for m in w.api.messages(group.id) if "够级裁判" in plain(m.text)]
@@ -112,3 +121,12 @@ async def test_help_lists_every_registered_command_and_this_tables_rules(tmp_pat
         for name in w.parts.router.commands:
             assert f"/{name} " in text, name
         assert "憋3" not in text and "开点" not in text and developer_words(msg.text) == []
+
+
+def test_rules_promise_point_tribute_only_where_it_is_paid() -> None:
+    """§11: with 只落贡 or 不进贡, 开点 and 宣点 bring no 点贡; /rules and /help say so."""
+    luo = Rules.preset_named("standard").with_switches({"tribute": "luo"})
+    assert "下局进" not in rules_text(luo, "zh").split("开点")[1].split("\n")[0]
+    assert "本桌不进点贡" in rules_text(luo, "zh")
+    assert "不开点的下局进点贡" not in help_text("zh", luo) and "宣点" not in help_text("zh", luo)
+    assert "本桌不进点贡" not in rules_text(Rules.preset_named("standard"), "zh")

@@ -8,6 +8,7 @@ is told the rank it will get (§10: 大落, or 二落 after an earlier 诈烧), 
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import itertools
 import random
@@ -21,8 +22,12 @@ from engine.events import Event
 from engine.match import Match
 from engine.ranking import chuan_team
 from engine.rules import PRESETS, Rules
-from engine.vocab import Ask, EventType, TributeKind
+from engine.view import SeatView
+from engine.vocab import Ask, Do, EventType, Phase, TributeKind
 from renderers import Transcript, prompt_text
+from renderers.dm import table_lines
+from renderers.played import Played
+from renderers.samples import sample_view
 from renderers.terms import rank_name
 
 NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")
@@ -86,7 +91,7 @@ class Table:
         tr.feed(dealt)
         while (ask := self.match.asked()) is not None:
             seat, kind = ask
-            self.told(seat, kind)
+            self.told(seat, kind, tr.played)
             events = self.match.apply(decide(self.match, seat, self.levels[seat], self.rng).action)
             for ev in events:
                 if ev.type == EventType.BURN_FAIL and ev.seat in self.bottoms:
@@ -101,10 +106,13 @@ class Table:
         self.bottoms.clear()
         return dealt
 
-    def told(self, seat: int, kind: Ask) -> None:
-        """What the asked seat reads, checked against what the rules will do."""
+    def told(self, seat: int, kind: Ask, played: Played) -> None:
+        """What the asked seat reads, checked against what the rules will do and the table."""
         view = self.match.view(seat)
         text = plain(prompt_text(view, "zh", NAMES))
+        counts = next((x for x in table_lines(view, NAMES, "zh", played) if "剩牌" in x), None)
+        if counts is not None and self.match.game is not None:
+            check_counts(plain(counts), [sum(h) for h in self.match.game.hands], view)
         if kind == Ask.BURN:
             found = BOTTOM.search(text)
             assert found is not None, text
@@ -116,6 +124,24 @@ class Table:
             assert ("多进点贡" in text) == paid, text
         if view.phase == "four_way":
             assert "够级" not in text, text  # §12: no 够级 in 四户乱缠
+
+
+def check_counts(line: str, held: list[int], view: SeatView) -> None:
+    """The DM's 剩牌 line: every count it gives is the count the seat holds, every seat it says
+    holds more than N does (§13 counts_at)."""
+    told = view.rules.counts_at
+    for entry in line.removeprefix("剩牌：").split(" · "):
+        if m := re.fullmatch("(?:对头)?" + _N + r" (\d+)张", entry):
+            assert held[NAMES.index(m.group(1))] == int(m.group(2)), (line, held)
+        elif m := re.fullmatch(r"(.+) 超过(\d+)张", entry):
+            assert int(m.group(2)) == told
+            for name in m.group(1).split("、"):
+                assert held[NAMES.index(name.removeprefix("对头"))] > told, (line, held)
+        elif m := re.fullmatch(r"别家都超过 (\d+) 张", entry):
+            active = [s for s in range(6) if s != view.seat and view.status[s] == "active"]
+            assert int(m.group(1)) == told and all(held[s] > told for s in active), (line, held)
+        else:  # out of play: a rank or what put them out
+            assert re.fullmatch("(?:对头)?" + _N + " (" + _R[1:-1] + "|走了|革命|闷|诈烧)", entry)
 
 
 def shao_promised(lines: list[str]) -> Counter[tuple[int, int]]:
@@ -168,3 +194,22 @@ def check_ranks(lines: list[str], ranks: list[int | None]) -> None:
             assert listed == {s: r for s, r in enumerate(ranks) if r is not None}, line
     for seat, said in claims.items():
         assert said[-1] == ranks[seat], (seat, said, ranks)
+
+
+@pytest.mark.parametrize("choice", [Do.YAOTOU, Do.WUTOU])
+def test_yaotou_speaks_of_opening_only_where_there_is_any(choice: Do) -> None:
+    """§9: with 开点 off nobody opens: 要头 and 无头 are told without it (the group's line and
+    the asked player's question)."""
+    for rules in (
+        Rules.preset_named("standard"),
+        Rules.preset_named("standard").with_switches({"open_point": False}),
+    ):
+        tr = Transcript(NAMES, "zh", rules)
+        tr.feed([Event(EventType.YAOTOU, 1, choice=choice)])
+        (line,) = tr.take_finished()
+        assert ("开点" in line) == rules.open_point, line
+        view = dataclasses.replace(
+            sample_view(), rules=rules, seat=1, to_act=1, asked=Ask.YAOTOU, phase=Phase.SETUP
+        )
+        asked = prompt_text(view, "zh", NAMES)
+        assert ("开点" in asked) == rules.open_point, asked
