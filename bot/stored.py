@@ -9,7 +9,8 @@ or a tagged object:
   whose keys are not all strings, ``{"$b": "<base64>"}`` bytes;
 - ``{"$e": "module:Name", "v": …}`` a member of an enum, ``{"$c": "module:Name", "f": {…}}``
   a dataclass by its fields — both only of the bot's own modules (``engine``, ``renderers``,
-  ``bot``), built by their constructors from data;
+  ``bot``, already loaded: a row never imports anything), built by their constructors from
+  data;
 - ``{"$p": "name", "a": […]}`` a picture to draw when the message is sent: one of
   :data:`DRAWINGS` by its name (a functools.partial of it with those arguments). No other
   callable is written or read.
@@ -24,8 +25,8 @@ from __future__ import annotations
 import base64
 import dataclasses
 import enum
-import importlib
 import json
+import sys
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -38,10 +39,8 @@ PICKLE_MARK = b"\x80"  # a pickle's first byte (protocol 2 and later)
 def _drawings() -> dict[str, Callable[..., bytes]]:
     from renderers import render_game_over, render_hand, render_table
     from renderers.hand_image import render_out
-    from renderers.replay import render_replay_animation
+    from renderers.replay import render_replay_animation, replay_frame
     from renderers.stats_image import render_stats, render_top
-
-    from .story import replay_frame
 
     table: dict[str, Callable[..., bytes]] = {
         "table": render_table,
@@ -117,7 +116,9 @@ def _own_type(name: object) -> type:
     module, _, qual = name.partition(":")
     if not module.startswith(OWN_MODULES) or not qual.replace(".", "").isidentifier():
         raise ValueError(f"not the bot's own type: {name!r}")
-    found: object = importlib.import_module(module)
+    found: object = sys.modules.get(module)  # loaded by the bot already: nothing imported
+    if found is None:
+        raise ValueError(f"not a module the bot has loaded: {name!r}")
     for part in qual.split("."):
         found = getattr(found, part, None)
     if not isinstance(found, type):
@@ -166,7 +167,10 @@ def decode(data: Any) -> Any:
         given = data.get("a")
         if fn is None or not isinstance(given, list):
             raise ValueError(f"not a drawing a stored message may carry: {body!r}")
-        return partial(fn, *(decode(a) for a in given))
+        called = [decode(a) for a in given]
+        if fn is bytes and not (len(called) == 1 and isinstance(called[0], bytes)):
+            raise ValueError("a stored file is its bytes")  # never bytes(10**12)
+        return partial(fn, *called)
     raise ValueError(f"unknown tag {tag!r}")
 
 

@@ -10,24 +10,23 @@ carries :data:`STORY_BUTTONS`, the version of this vocabulary, checked before an
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 from engine.stats import MIN_GAMES, Order, TableGame, group_stats, leaderboard
 from renderers import t
 from renderers.replay import (
-    frame_caption,
-    frame_count,
+    animation_caption,
     render_replay_animation,
-    render_replay_frame,
-    replay_caption,
-    replay_frames,
+    replay_frame,
+    replay_step,
 )
 from renderers.stats_image import render_stats, render_top
 from renderers.stats_text import stats_caption, top_caption
 from renderers.story_text import HistoryEntry, MatchGame, history_text, match_text, record_caption
 
 from .buttons import Callback, Kind, StoryOp
+from .chats import Chats
 from .keyboards import Button, Keyboard
 from .model import TableStatus
 from .outbox import Answer, Media, MediaKind, Out
@@ -58,29 +57,13 @@ def _cb(op: StoryOp, key: GameKey, frame: int | None = None) -> str:
     return Callback(Kind.STORY, game_code(key), STORY_BUTTONS, op, arg).encode()
 
 
-def replay_frame(record: str, names: Sequence[str], lang: str, index: int) -> bytes:
-    """In a worker: frame ``index`` of a game's replay (PNG)."""
-    return render_replay_frame(replay_frames(record, names, lang), index)
-
-
-def replay_step(record: str, names: Sequence[str], lang: str, index: int) -> tuple[str, int]:
-    """In a worker: the caption of frame ``index`` ("" when the game has no such frame) and
-    the number of frames."""
-    script = replay_frames(record, names, lang)
-    count = frame_count(script)
-    return (frame_caption(script, index) if index < count else ""), count
-
-
-def animation_caption(record: str, names: Sequence[str], lang: str) -> str:
-    return replay_caption(replay_frames(record, names, lang))
-
-
 class Story:
     """``/history``, ``/match``, ``/stats``, ``/top``, ``/replay``, ``/record`` and their
     buttons."""
 
-    def __init__(self, tables: Tables, workers: Workers, store: StoryStore) -> None:
+    def __init__(self, tables: Tables, chats: Chats, workers: Workers, store: StoryStore) -> None:
         self.tables = tables
+        self.chats = chats
         self.sender = tables.sender
         self.workers = workers
         self.store = store
@@ -106,7 +89,7 @@ class Story:
         return None
 
     async def _lang(self, chat_id: int) -> str:
-        return (await self.tables.chat_settings(chat_id)).lang
+        return (await self.chats.chat_settings(chat_id)).lang
 
     # -- /history ----------------------------------------------------------------------------
     async def history_out(

@@ -103,7 +103,8 @@ def prompt_text(
     elif asked == Ask.REVOLT:
         lines.append(line("ask.revolt"))
     elif asked == Ask.YAOTOU:
-        lines.append(line("ask.yaotou", rev=name(opposite(me))))
+        key = "ask.yaotou" if view.rules.open_point else "ask.yaotou.noopen"  # §9: 开点 off
+        lines.append(line(key, rev=name(opposite(me))))
     elif asked == Ask.DECLARE:
         paid = view.rules.open_point and view.rules.tribute == "all"  # §11: 点贡 collected
         key = "ask.declare" if paid else "ask.declare.free"

@@ -8,6 +8,7 @@ is told the rank it will get (§10: 大落, or 二落 after an earlier 诈烧), 
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import itertools
 import random
@@ -22,10 +23,11 @@ from engine.match import Match
 from engine.ranking import chuan_team
 from engine.rules import PRESETS, Rules
 from engine.view import SeatView
-from engine.vocab import Ask, EventType, TributeKind
+from engine.vocab import Ask, Do, EventType, Phase, TributeKind
 from renderers import Transcript, prompt_text
 from renderers.dm import table_lines
 from renderers.played import Played
+from renderers.samples import sample_view
 from renderers.terms import rank_name
 
 NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")
@@ -192,3 +194,22 @@ def check_ranks(lines: list[str], ranks: list[int | None]) -> None:
             assert listed == {s: r for s, r in enumerate(ranks) if r is not None}, line
     for seat, said in claims.items():
         assert said[-1] == ranks[seat], (seat, said, ranks)
+
+
+@pytest.mark.parametrize("choice", [Do.YAOTOU, Do.WUTOU])
+def test_yaotou_speaks_of_opening_only_where_there_is_any(choice: Do) -> None:
+    """§9: with 开点 off nobody opens: 要头 and 无头 are told without it (the group's line and
+    the asked player's question)."""
+    for rules in (
+        Rules.preset_named("standard"),
+        Rules.preset_named("standard").with_switches({"open_point": False}),
+    ):
+        tr = Transcript(NAMES, "zh", rules)
+        tr.feed([Event(EventType.YAOTOU, 1, choice=choice)])
+        (line,) = tr.take_finished()
+        assert ("开点" in line) == rules.open_point, line
+        view = dataclasses.replace(
+            sample_view(), rules=rules, seat=1, to_act=1, asked=Ask.YAOTOU, phase=Phase.SETUP
+        )
+        asked = prompt_text(view, "zh", NAMES)
+        assert ("开点" in asked) == rules.open_point, asked

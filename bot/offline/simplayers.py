@@ -230,22 +230,24 @@ async def press_lobby(
     timeout: float = 10.0,
 ) -> None:
     """Press a lobby button (``seat``: which seat to take) and wait until the lobby shows the
-    result (the bot paces its group messages, so the edit may come a little later); a lobby
-    not shown yet is waited for as long."""
+    result (the bot paces its group messages, so the edit may come a little later). A lobby
+    not shown yet, or without that button yet (the bot is slow on a loaded machine: its
+    message comes after the server fell quiet), is waited for as long: LookupError then."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while True:
         try:
             lobby = lobby_message(api, group)
-            break
+            data = button_data(lobby, op, seat)
         except LookupError:
-            if loop.time() >= end:
-                raise
-            await asyncio.sleep(0.05)
+            data = None
+        if data is not None:
+            break
+        if loop.time() >= end:
+            lobby_message(api, group)  # LookupError: no lobby message
+            raise LookupError(op)
+        await asyncio.sleep(0.05)
     edits = lobby.edits
-    data = button_data(lobby, op, seat)
-    if data is None:
-        raise LookupError(op)
     await user.press(lobby, data=data)
     end = loop.time() + timeout
     while lobby.edits == edits and loop.time() < end:
