@@ -14,9 +14,11 @@ from . import storage as S
 from .absence import Absence
 from .budget import Budgets
 from .chat_settings import SettingsMenu
+from .chats import Chats
 from .deployment import Deployment, deployment_for
 from .game_end import GameEnd
 from .lobby import Lobby
+from .moves import Moves
 from .pacing import Pacing
 from .play import Play
 from .queues import Queues
@@ -36,7 +38,9 @@ log = logging.getLogger("gouji.compose")
 class Parts:
     deployment: Deployment
     tables: Tables
+    chats: Chats
     router: Router
+    moves: Moves
     play: Play
     absence: Absence
     lobby: Lobby
@@ -59,12 +63,14 @@ def compose(
     workers: Workers,
     pacing: Pacing | None = None,
     timers: LoopTimers | None = None,
+    process: str = "",
 ) -> Parts:
     """The bot's parts on ``storage`` (one process on SQLite, any number on PostgreSQL:
-    bot.deployment); ``timers``: a test's manual clock instead of the deployment's own."""
+    bot.deployment); ``timers``: a test's manual clock instead of the deployment's own;
+    ``process``: this one's name among several."""
     if not isinstance(storage, S.SqlStorage):
         raise TypeError("the story's queries need SQL storage (SQLite or PostgreSQL)")
-    deployment = deployment_for(storage, timers)
+    deployment = deployment_for(storage, timers, process)
     queues = Queues()  # where the parts post; the sender delivers from there
 
     def username() -> str:  # known once the bot has asked Telegram who it is
@@ -73,15 +79,17 @@ def compose(
         except RuntimeError:
             return cfg.bot_username
 
-    tables = Tables(storage, queues, deployment, cfg, username)
+    chats = Chats(storage, cfg.lang)
+    tables = Tables(storage, queues, deployment, cfg, chats, username)
     router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate))
     store = StoryStore(storage)
-    game_end = GameEnd(tables, workers, store)
-    play = Play(tables, workers, game_end.stored)
-    absence = Absence(tables, play)
-    lobby = Lobby(tables, play, absence)
-    settings = SettingsMenu(tables)
-    story = Story(tables, workers, store)
+    game_end = GameEnd(tables, chats, workers, store)
+    moves = Moves(tables, workers, game_end.stored)
+    play = Play(tables, chats, moves)
+    absence = Absence(tables, moves)
+    lobby = Lobby(tables, chats, moves, absence)
+    settings = SettingsMenu(tables, chats)
+    story = Story(tables, chats, workers, store)
     for part in (lobby, play, absence, settings, story):  # a new part registers here (its
         # commands take their place in the menu in this order)
         part.register(router)
@@ -105,7 +113,19 @@ def compose(
         workers=workers,
     )
     return Parts(
-        deployment, tables, router, play, absence, lobby, settings, story, game_end, sender, workers
+        deployment,
+        tables,
+        chats,
+        router,
+        moves,
+        play,
+        absence,
+        lobby,
+        settings,
+        story,
+        game_end,
+        sender,
+        workers,
     )
 
 

@@ -15,13 +15,14 @@ from renderers import help_text, person, rules_text, t
 from . import storage as S
 from .absence import Absence
 from .buttons import Kind, LobbyOp, OverOp
+from .chats import Chats
 from .model import Seat, TableState, TableStatus, next_preset
+from .moves import Moves
 from .outbox import Answer, Out
-from .play import Play
 from .router import CommandCall, Menu, Press, Router, Where
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
-from .timers import Job
+from .timers import Job, TimerKind
 
 log = logging.getLogger("gouji.lobby")
 
@@ -33,13 +34,14 @@ ANY_VERSION = frozenset({LobbyOp.SIT, LobbyOp.SIT_ANY, LobbyOp.LEAVE, LobbyOp.RU
 class Lobby:
     """Tables from their opening to their first deal, and between games."""
 
-    def __init__(self, tables: Tables, play: Play, absence: Absence) -> None:
+    def __init__(self, tables: Tables, chats: Chats, moves: Moves, absence: Absence) -> None:
         self.tables = tables
-        self.play = play
+        self.chats = chats
+        self.moves = moves
         self.absence = absence
         self.sender = tables.sender
         self.timers = tables.timers
-        self.timers.on("countdown", self._run_countdown)
+        self.timers.on(TimerKind.COUNTDOWN, self._run_countdown)
         tables.on_resume(TableStatus.LOBBY, self.resumed)
 
     def register(self, router: Router) -> None:
@@ -81,7 +83,7 @@ class Lobby:
     async def _open(
         self, chat_id: int, thread_id: int | None, user: UserInfo, existing: Table | None
     ) -> None:
-        settings = await self.tables.chat_settings(chat_id)
+        settings = await self.chats.chat_settings(chat_id)
         if existing is not None and existing.status in (TableStatus.LOBBY, TableStatus.PLAYING):
             self.sender.post(Out(chat_id, t(settings.lang, "bot.already"), None, thread_id))
             if existing.status == TableStatus.LOBBY:
@@ -113,7 +115,7 @@ class Lobby:
                     ans = await self._sit(table, c.user, None)
                     self.sender.post(table.lobby_out())
         if table is None or table.status != TableStatus.LOBBY:
-            lang = (await self.tables.chat_settings(c.chat_id)).lang
+            lang = (await self.chats.chat_settings(c.chat_id)).lang
             self.sender.post(Out(c.chat_id, t(lang, "bot.no_lobby"), None, c.thread_id))
             return
         if ans.url:
@@ -144,7 +146,7 @@ class Lobby:
         # holds the table open, and a /gouji racing in between would clash with it.
         async with self.tables.chat_lock(chat_id, thread_id):
             table = await self.tables.find_at(chat_id, thread_id)
-            lang = (await self.tables.chat_settings(chat_id)).lang
+            lang = (await self.chats.chat_settings(chat_id)).lang
             if table is None or table.status == TableStatus.ABANDONED:
                 self.sender.post(Out(chat_id, t(lang, "bot.no_table"), None, thread_id))
                 return
@@ -161,12 +163,12 @@ class Lobby:
         """``/start``: in a group, the help; in the private chat the DM works now, and a deep
         link (``j<table>`` or ``j<table>s<seat>``) seats the player."""
         if not c.private:
-            lang = await self.tables.lang_of(c.chat_id, c.user)
-            rules = (await self.tables.chat_settings(c.chat_id)).rules()
+            lang = await self.chats.lang_of(c.chat_id, c.user)
+            rules = (await self.chats.chat_settings(c.chat_id)).rules()
             self.tables.reply(c.chat_id, c.thread_id, help_text(lang, rules))
             return
         user = c.user
-        await self.tables.seen_user(user, dm_ok=True)
+        await self.chats.seen_user(user, dm_ok=True)
         lang = user.lang or "zh"
         table, seat = await self._deep_link_target(c.args[0][:64] if c.args else "")
         if table is None:
@@ -174,10 +176,10 @@ class Lobby:
             # a player coming back to a running game gets the hand again, or the seat the
             # table had voted to the AI
             if not await self.absence.reclaim(user):
-                for tb in self.tables.all():
+                for tb in await self.tables.of_user(user.id):
                     mine = tb.seat_of(user.id)
                     if tb.status == TableStatus.PLAYING and mine is not None:
-                        await self.play.resend_hand(user)
+                        await self.moves.resend_hand(user)
                         break
             return
         if table.seat_of(user.id) is None and not await c.members.is_member(table.chat_id, user.id):
@@ -300,13 +302,13 @@ class Lobby:
                 preset = next_preset(st.settings.preset)
                 v = st.settings.version + 1
                 st.settings = replace(st.settings, preset=preset, switches={}, version=v)
-                await self.tables.save_chat_settings(table.chat_id, st.settings)
+                await self.chats.save_chat_settings(table.chat_id, st.settings)
                 ans = Answer(t(lang, f"bot.preset.{preset}"))
             case LobbyOp.LEVEL:
                 level = st.settings.ai_level.next()
                 v = st.settings.version + 1
                 st.settings = replace(st.settings, ai_level=level, version=v)
-                await self.tables.save_chat_settings(table.chat_id, st.settings)
+                await self.chats.save_chat_settings(table.chat_id, st.settings)
                 ans = Answer(t(lang, f"bot.level.{st.settings.ai_level}"))
             case LobbyOp.FILL:
                 self._fill_ai(table)
@@ -315,13 +317,15 @@ class Lobby:
             case LobbyOp.COUNTDOWN:
                 cd = self.tables.cfg.countdown_s
                 st.countdown = time.time() + cd
-                self.timers.schedule(timer_name("countdown", table.id), cd, self._countdown(table))
+                self.timers.schedule(
+                    timer_name(TimerKind.COUNTDOWN, table.id), cd, self._countdown(table)
+                )
                 ans = Answer(t(lang, "bot.countdown_set", s=int(cd)))
         return await self._changed(table, ans)
 
     @staticmethod
     def _countdown(table: Table) -> Job:
-        return Job("countdown", table.id)
+        return Job(TimerKind.COUNTDOWN, table.id)
 
     async def _run_countdown(self, job: Job) -> None:
         """The pickup countdown is over: empty seats fill with AI, the game starts."""
@@ -340,7 +344,7 @@ class Lobby:
             return Answer(t(lang, "bot.nobody"), alert=True)
         self._fill_ai(table)
         table.st.countdown = None
-        self.timers.cancel(timer_name("countdown", table.id))
+        self.timers.cancel(timer_name(TimerKind.COUNTDOWN, table.id))
         table.status = TableStatus.PLAYING
         table.match = Match(table.st.settings.rules(), seed=table.st.seed)
         events = table.match.new_game()
@@ -348,9 +352,9 @@ class Lobby:
         table.lobby_ver += 1
         entries = [entry_text(table.match.log[-1])]
         lobby = table.lobby_out()  # its buttons gone, before the deal's messages
-        await self.play.commit(table, entries, events, actor=None, everyone=True, first=[lobby])
+        await self.moves.commit(table, entries, events, actor=None, everyone=True, first=[lobby])
         log.info("table %d started", table.id)
-        self.play.schedule(table)
+        self.moves.schedule(table)
         return Answer(t(lang, "bot.go"))
 
     async def _again(self, table: Table, p: Press) -> Answer:
@@ -367,8 +371,8 @@ class Lobby:
         events = m.new_game()
         table.status = TableStatus.PLAYING
         table.version = m.version
-        await self.play.commit(table, [entry_text(m.log[-1])], events, actor=None, everyone=True)
-        self.play.schedule(table)
+        await self.moves.commit(table, [entry_text(m.log[-1])], events, actor=None, everyone=True)
+        self.moves.schedule(table)
         return Answer(t(lang, "bot.go"))
 
     def resumed(self, table: Table) -> None:
@@ -376,4 +380,6 @@ class Lobby:
         self.sender.post(table.lobby_out())
         if table.st.countdown is not None:
             left = max(0.0, table.st.countdown - time.time())
-            self.timers.schedule(timer_name("countdown", table.id), left, self._countdown(table))
+            self.timers.schedule(
+                timer_name(TimerKind.COUNTDOWN, table.id), left, self._countdown(table)
+            )

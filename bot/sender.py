@@ -12,11 +12,9 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Protocol
 
 from telegram import (
     Bot,
-    InlineKeyboardButton,
     InlineKeyboardMarkup,
     InputMediaPhoto,
     LinkPreviewOptions,
@@ -35,9 +33,8 @@ from telegram.error import (
 from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
 
 from .deployment import Deployment, Turn
-from .keyboards import Keyboard
-from .media import send_media
-from .outbox import Out, Slot
+from .media import markup, send_media
+from .outbox import Out, OutboxStore, Slot, SlotStore
 from .pacing import Pacing
 from .queues import ChatQueue, Queues
 from .uploads import Uploads
@@ -46,18 +43,6 @@ from .workers import Workers
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 MAX_TRIES = 5
-
-
-def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
-    if keyboard is None:
-        return None
-    return InlineKeyboardMarkup(
-        [
-            [InlineKeyboardButton(b.text, callback_data=b.data, url=b.url) for b in row]
-            for row in keyboard
-            if row
-        ]
-    )
 
 
 @dataclass
@@ -72,20 +57,6 @@ class _Shown:
 
 def digest(out: Out) -> bytes:
     return hashlib.blake2b(repr((out.text, out.keyboard)).encode(), digest_size=16).digest()
-
-
-class SlotStore(Protocol):
-    """Where the message ids of slots are kept (:class:`bot.tables.Tables`)."""
-
-    async def slot_id(self, slot: Slot) -> int | None: ...
-
-    async def slot_sent(self, slot: Slot, message_id: int) -> None: ...
-
-
-class OutboxStore(Protocol):
-    """Where the messages stored with their actions wait (:class:`bot.storage.Storage`)."""
-
-    async def message_delivered(self, outbox_id: int) -> None: ...
 
 
 class Sender:
@@ -147,8 +118,8 @@ class Sender:
                 self._forgetting.add(task)
                 task.add_done_callback(self._forgetting.discard)
             for chat_id in chats:
-                chat = self.queues.chats[chat_id]
-                if chat.worker is None or chat.worker.done():
+                chat = self.queues.chats.get(chat_id)
+                if chat is not None and (chat.worker is None or chat.worker.done()):
                     chat.worker = loop.create_task(self._run(chat_id, chat))
 
     async def drain(self, timeout: float = 30.0) -> None:

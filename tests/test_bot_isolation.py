@@ -404,3 +404,57 @@ class NoMembers:
 
     async def is_member(self, chat_id: int, user_id: int) -> bool:
         return True
+
+
+async def test_the_hard_ai_searches_outside_the_tables_lock(tmp_path: Path) -> None:
+    """Attack 4: while a hard AI seat searches (held here until released), its table's lock
+    is free — a press, a timer, a story answer never waits on the pool — and once the search
+    ends its move is applied (the table unchanged meanwhile)."""
+    import asyncio
+    import random
+
+    from bot.aimove import decide_snapshot
+    from bot.model import AiLevel
+    from bot.offline.simplayers import SimPlayer
+
+    async with world(tmp_path, seed=11) as w:
+        g = w.api.group(-5111, "深算")
+        (me,) = people(w, 1, base=790)
+        await open_and_seat(w, g, [me])
+        await press_lobby(w.api, g, me, LobbyOp.FILL)
+        table = w.table(g)
+        for s in table.st.seats:
+            if s is not None and s.user is None:
+                s.level = AiLevel.HARD
+        moves = w.parts.moves
+        real, gate, entered = moves.workers, asyncio.Event(), asyncio.Event()
+
+        class Held:
+            async def run(self, fn: Any, *args: Any) -> Any:
+                if fn is decide_snapshot and not gate.is_set():
+                    entered.set()
+                    await gate.wait()
+                return await real.run(fn, *args)
+
+        moves.workers = Held()  # type: ignore[assignment]
+        await press_lobby(w.api, g, me, LobbyOp.GO)
+        person = SimPlayer(w.api, me, random.Random(1), follow=True)
+        for _ in range(600):
+            if entered.is_set():
+                break
+            await person.step(patient=True)
+            await asyncio.sleep(0.05)
+        assert entered.is_set(), "no hard AI seat was asked"
+        m = table.match
+        assert m is not None
+        version = m.version
+        async with asyncio.timeout(2.0):  # free while the search runs
+            async with w.parts.tables.locked(table):
+                assert m.version == version
+        gate.set()
+        for _ in range(200):
+            if m.version > version:
+                break
+            await asyncio.sleep(0.05)
+        assert m.version > version  # the searched move applied
+        moves.workers = real
