@@ -97,11 +97,14 @@ async def play_to_end(
     versions: dict[int, int] = {}
     playing = True
 
+    longest = dict.fromkeys(moved, 0.0)  # each table's longest wait for an action
+
     async def watch() -> None:
         while playing:
             now = time.monotonic()
             for chat, version in (await _stored_versions(db)).items():
                 if chat in moved and versions.get(chat) != version:
+                    longest[chat] = max(longest[chat], now - moved[chat])
                     versions[chat], moved[chat] = version, now
             await asyncio.sleep(0.5)
 
@@ -125,6 +128,7 @@ async def play_to_end(
     finally:
         playing = False
         await watcher
+    print("longest wait for an action, by chat:", {c: round(s) for c, s in longest.items()})
     return stalled
 
 
