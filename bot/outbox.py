@@ -78,6 +78,8 @@ class Out:
     # the table's rev it shows (several processes: a slot's older content is never put in
     # place of a newer one another process delivered)
     rev: int = 0
+    # an act on the slot's message instead of content: "delete", "pin", "unpin" (bot.pins)
+    act: str = ""
 
     def dumps(self) -> bytes:
         """The message as stored in the outbox, beside the action that caused it (its picture

@@ -25,6 +25,8 @@ from .hold import Hold, plan, think_time
 from .keyboards import EMPTY_SELECTION, option_for, smallest_first
 from .model import AiLevel, TableStatus
 from .outbox import Answer, Out, Slot, SlotKind
+from .pins import pins_of, sight_outs
+from .quiet import OWN_SIDE_BURN_S, own_side_burn
 from .router import CommandCall, Press, Router
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
@@ -367,6 +369,7 @@ class Play:
         the outbox in the same transaction and leave it once delivered: a kill after the
         commit loses none of them (they are sent after the restart). Those of a hold's tail
         are stored now and sent when the hold ends."""
+        await pins_of(self.sender).may_pin(table.chat_id)  # known for sight_outs (cached)
         outs = [*first, *self.outs(table, events, actor, everyone)]
         if table.match is not None and table.match.phase == Phase.OVER:
             outs += table.game_over_outs()
@@ -397,6 +400,7 @@ class Play:
             hold.lines, tail_cheers = table.feed(hold.tail)
             hold.later = table.cheer_outs(tail_cheers)
         dealt = bool(events) and events[0].type == EventType.DEALT
+        page = table.st.log_page
         if dealt:  # a new game: a new table message, its log below it, new hand messages
             table.lines = []
             table.st.log_first = 0
@@ -405,7 +409,8 @@ class Play:
             outs.append(replace(table.table_out(), new=True))
         outs += table.cheer_outs(cheers)
         outs += table.log_outs(finished)
-        outs.append(table.table_below(bool(cheers) and not dealt))
+        pins = pins_of(self.sender)
+        outs += sight_outs(table, pins, bool(cheers) and not dealt, dealt, page)
         if (
             (m.setup is not None and m.game is None)
             or any(e.type == EventType.LEADER for e in events)
@@ -473,6 +478,9 @@ class Play:
         else:
             turn = float(cfg.turn_s if cfg.turn_s is not None else table.st.settings.turn_s)
             timeout = Job("step", table.id, {"version": version, "timeout": True})
+            if own_side_burn(m, ask):  # bot.quiet: declines itself soon, no reminder
+                self.timers.schedule(step, min(turn, OWN_SIDE_BURN_S), timeout)
+                return
             self.timers.schedule(step, turn, timeout)
             left = {"version": version, "left": turn / 2}
             self.timers.schedule(remind, turn / 2, Job("remind", table.id, left))
@@ -532,8 +540,9 @@ class Play:
             m = table.match
             assert m is not None
             ask = m.asked()
+            page = table.st.log_page
             outs = [*hold.later, *table.log_outs(hold.lines)]
-            outs.append(table.table_below(bool(hold.later)))
+            outs += sight_outs(table, pins_of(self.sender), bool(hold.later), False, page)
             seats = actor | ({ask[0]} if ask is not None else set())
             outs += table.hand_outs(seats, ask)
             for out in outs:

@@ -39,6 +39,7 @@ from .coord import Lease, PgCoord, Solo
 from .keyboards import Keyboard
 from .media import send_media
 from .outbox import Out, Slot
+from .pins import DELETE, deliver_act, pins_of
 from .workers import Workers
 
 log = logging.getLogger("gouji.sender")
@@ -247,6 +248,7 @@ class Sender:
         self.coord: Solo | PgCoord = Solo()
         self.stale = 0  # several processes: older contents another process had replaced
         self._forgetting: set[asyncio.Task[None]] = set()
+        self._gone: set[tuple[int, int]] = set()  # (chat, message) deleted by an act
 
     def bind(
         self,
@@ -298,7 +300,13 @@ class Sender:
                 return  # the same answer is on its way already
             if len(waiting) >= INFO_WAITING:
                 chat.queue.remove(waiting[0])  # the oldest answer gives way; the game never
-        if out.message_id is not None:  # an edit of a message by its id: the newest content
+        if out.act:  # bot.pins: a deleted message's waiting contents are moot
+            if out.act == DELETE:
+                for m in [m for m in chat.queue if m.slot == out.slot and not m.act]:
+                    chat.queue.remove(m)
+                    self._replaced(m)
+            chat.queue.append(out)
+        elif out.message_id is not None:  # an edit of a message by its id: the newest content
             for i, pending in enumerate(chat.queue):
                 if pending.message_id == out.message_id:
                     chat.queue[i] = out
@@ -308,7 +316,10 @@ class Sender:
                 chat.queue.append(out)
         elif out.slot is not None and not out.new:
             for i, pending in enumerate(chat.queue):
-                if pending.slot == out.slot:
+                # (never across an act waiting on the message: it must see the content before)
+                if pending.slot == out.slot and not any(
+                    m.slot == out.slot and m.act for m in list(chat.queue)[i:]
+                ):
                     # coalesce: only the newest content of a message (a message about to be
                     # sent anew takes that content with it)
                     chat.queue[i] = replace(out, new=pending.new)
@@ -469,6 +480,9 @@ class Sender:
             self.post(replace(out, chat_id=new))
 
     async def _deliver(self, out: Out) -> None:
+        if out.act and out.slot is not None:  # delete, pin, unpin the slot's message
+            await self._act(out, out.slot)
+            return
         if out.media is not None:  # an animation, a document, a picture edited in place
             await send_media(self.bot, self.workers, self._call, out, markup(out.keyboard))
             return
@@ -481,6 +495,8 @@ class Sender:
         if slot is not None:
             self._slot_chat[slot] = out.chat_id
         msg_id = None if slot is None or out.new else await self.slots.slot_id(slot)
+        if msg_id is not None and (out.chat_id, msg_id) in self._gone:
+            msg_id = None  # deleted by an act: sent anew
         now = digest(out) if slot is not None else b""  # what a slot's message is to show
         if slot is not None and msg_id is not None:
             shown = self._shown.get(slot)
@@ -493,8 +509,20 @@ class Sender:
         if isinstance(message, Message) and slot is not None:
             self._shown[slot] = _Shown(out.photo is not None, out.photo_key, now)
             await self.slots.slot_sent(slot, message.message_id)
-            if old is not None and old != message.message_id:
+            gone = (out.chat_id, old) in self._gone
+            if old is not None and old != message.message_id and not gone:
                 await self._delete(out.chat_id, old)  # one live message per slot
+
+    async def _act(self, out: Out, slot: Slot) -> None:
+        """bot.pins: the slot's message deleted, pinned or unpinned."""
+        msg_id = await self.slots.slot_id(slot)
+        if msg_id is None or (out.chat_id, msg_id) in self._gone:
+            return
+        if await deliver_act(pins_of(self), self.bot, self._call, msg_id, out):
+            self._gone.add((out.chat_id, msg_id))
+            self._shown.pop(slot, None)
+            if len(self._gone) > 4096:
+                self._gone = set(sorted(self._gone)[-2048:])
 
     async def _delete(self, chat_id: int, message_id: int) -> None:
         """The slot's earlier message goes: its buttons must not outlive it (a question asked
