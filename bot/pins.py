@@ -50,7 +50,7 @@ class _ChatPins:
 @dataclass
 class _TableSight:
     sent_at: float = 0.0  # when the table message was last sent anew
-    seen: int = 0  # updates seen in the group since
+    seen_at: int = 0  # the chat's count of updates seen then
 
 
 class Pins:
@@ -60,7 +60,8 @@ class Pins:
     def __init__(self, bot: Bot | None = None) -> None:
         self.bot = bot
         self.chats: dict[int, _ChatPins] = {}
-        self.sight: dict[int, _TableSight] = {}
+        self.sight: dict[int, _TableSight] = {}  # table → when its message was sent anew
+        self.updates: dict[int, int] = {}  # chat → updates from it the bot has seen
         self.clock: Callable[[], float] = time.monotonic
 
     def chat(self, chat_id: int) -> _ChatPins:
@@ -98,20 +99,22 @@ class Pins:
         return None if c is None else c.may
 
     # -- the table in sight without pins -------------------------------------------------------
-    def seen(self, table_id: int) -> None:
-        """An update from the table's group reached the bot (a command, a press)."""
-        self.sight.setdefault(table_id, _TableSight(self.clock())).seen += 1
+    def seen(self, chat_id: int) -> None:
+        """An update from a group reached the bot (a command, a press on a button)."""
+        if chat_id < 0:
+            self.updates[chat_id] = self.updates.get(chat_id, 0) + 1
 
-    def due(self, table_id: int) -> bool:
+    def due(self, table_id: int, chat_id: int) -> bool:
         """Whether the table message should be sent anew now (no pin rights)."""
         s = self.sight.get(table_id)
         if s is None:
-            self.sight[table_id] = _TableSight(self.clock())
+            self.sent_anew(table_id, chat_id)
             return False
-        return s.seen >= REPOST_AFTER or self.clock() - s.sent_at >= REPOST_S
+        seen = self.updates.get(chat_id, 0) - s.seen_at
+        return seen >= REPOST_AFTER or self.clock() - s.sent_at >= REPOST_S
 
-    def sent_anew(self, table_id: int) -> None:
-        self.sight[table_id] = _TableSight(self.clock())
+    def sent_anew(self, table_id: int, chat_id: int) -> None:
+        self.sight[table_id] = _TableSight(self.clock(), self.updates.get(chat_id, 0))
 
 
 _ALL: weakref.WeakKeyDictionary[Any, Pins] = weakref.WeakKeyDictionary()
@@ -192,10 +195,10 @@ def sight_outs(table: Any, pins: Pins, cheered: bool, dealt: bool, page_before: 
             outs.append(act_out(chat, thread, Slot(table.id, SlotKind.LOG, page_before), UNPIN))
         outs.append(act_out(chat, thread, log_slot, PIN))
     out = table.table_below(cheered)
-    if not out.new and may is False and pins.due(table.id):
+    if not out.new and may is False and pins.due(table.id, chat):
         out = Out(**{**out.__dict__, "new": True})
     if out.new or dealt:
-        pins.sent_anew(table.id)
+        pins.sent_anew(table.id, chat)
     return [*outs, out]
 
 

@@ -27,6 +27,7 @@ from .budget import Budgets
 from .buttons import BadCallback, Callback, Kind, Op
 from .model import TableStatus
 from .outbox import Answer
+from .pins import pins_of
 from .table import Table
 from .tables import Tables, UserInfo
 
@@ -139,6 +140,7 @@ class Router:
         """Whether a command fits its sender's and its chat's flood budget (else it is
         dropped without a word)."""
         ok = self.budgets.spend(call.user.id, call.chat_id)
+        pins_of(self.tables.sender).seen(call.chat_id)  # the table kept in sight (bot.pins)
         if not ok:
             log.info("a command from user %d dropped: over its flood budget", call.user.id)
         return ok
@@ -175,6 +177,7 @@ class Router:
             return Answer(t(lang, "bot.bad_button"))
         if chat_id is None:  # a message too old for Telegram to show the bot
             return Answer(t(lang, "bot.stale"))
+        pins_of(self.tables.sender).seen(chat_id)  # the table kept in sight (bot.pins)
         chat_handler = self._chat.get((cb.kind, cb.op))
         if chat_handler is not None:
             if chat_id > 0 and (cb.kind, cb.op) not in self._private_ok:

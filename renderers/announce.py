@@ -18,6 +18,7 @@ from engine.seats import opposite
 from engine.view import SeatView
 from engine.vocab import Status
 
+from .debts import debts_text
 from .i18n import Catalog, fit_message, lang_or_default
 from .terms import card_text, hand_text, rank_name, seat_name, team_names, tribute_name
 
@@ -164,16 +165,7 @@ class _Writer:
         lines: list[str] = []
         if view.tributes:
             lines.append(self.line("over.tributes"))
-            for debt in view.tributes:
-                lines.append(
-                    self.line(
-                        "over.debt",
-                        src=self.name(debt.src),
-                        dst=self.name(debt.dst),
-                        kind=tribute_name(debt.kind, self.lang),
-                        cards=debt.cards,
-                    )
-                )
+            lines += debts_text(view.tributes, self.names, self.lang)  # two-way 点贡: one line
         elif view.rules.tribute != "off":
             lines.append(self.line("over.no_tributes"))
         return lines
