@@ -79,6 +79,7 @@ async def resume(parts: Parts) -> int:
     for table in tables:
         async with parts.tables.locked(table):
             if table.status == TableStatus.OVER:  # its game-over message is in the chat
+                parts.lobby.ready.resumed(table)  # and its ready check, if one is open
                 continue
             if table.status == TableStatus.LOBBY:
                 parts.lobby.resumed(table)

@@ -18,6 +18,7 @@ from .buttons import Kind, LobbyOp, OverOp
 from .model import Seat, TableState, TableStatus, next_preset
 from .outbox import Answer, Out
 from .play import Play
+from .ready import Ready
 from .router import CommandCall, Press, Router, Where
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
@@ -40,6 +41,7 @@ class Lobby:
         self.sender = tables.sender
         self.timers = tables.timers
         self.timers.on("countdown", self._run_countdown)
+        self.ready = Ready(tables, play)  # 再来一局's ready check
 
     def register(self, router: Router) -> None:
         router.command("gouji", self._cmd_gouji, people_only=True)
@@ -55,6 +57,7 @@ class Lobby:
         for op in (LobbyOp.PRESET, LobbyOp.LEVEL, LobbyOp.FILL, LobbyOp.GO, LobbyOp.COUNTDOWN):
             router.on(Kind.LOBBY, op, self._opener_press)
         router.on(Kind.OVER, OverOp.AGAIN, self._again)
+        self.ready.register(router)
 
     # -- commands ----------------------------------------------------------------------------
     async def _cmd_gouji(self, c: CommandCall) -> None:
@@ -352,22 +355,9 @@ class Lobby:
         return Answer(t(lang, "bot.go"))
 
     async def _again(self, table: Table, p: Press) -> Answer:
-        """再来一局: the same seats, the next game of the match (tribute, §11)."""
-        lang = table.lang
-        m = table.match
-        if m is None or table.status != TableStatus.OVER or p.cb.version != m.version:
-            return Answer(t(lang, "bot.stale"))
-        if table.seat_of(p.user.id) is None:
-            return Answer(t(lang, "bot.not_seated"))
-        other = await self.tables.find_at(table.chat_id, table.thread_id)
-        if other is not None and other.id != table.id:
-            return Answer(t(lang, "bot.stale"))
-        events = m.new_game()
-        table.status = TableStatus.PLAYING
-        table.version = m.version
-        await self.play.commit(table, [entry_text(m.log[-1])], events, actor=None, everyone=True)
-        self.play.schedule(table)
-        return Answer(t(lang, "bot.go"))
+        """再来一局: the same seats, the next game of the match (tribute, §11), once the seated
+        people are ready (bot.ready)."""
+        return await self.ready.again(table, p)
 
     def resumed(self, table: Table) -> None:
         """After a restart: the lobby shown again, its countdown running on."""

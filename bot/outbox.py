@@ -19,6 +19,7 @@ class SlotKind(StrEnum):
     LOG = "log"  # a page of the group's trick log (index: the page)
     HAND = "hand"  # a player's hand message (index: the seat)
     AFK = "afk"  # the group's notice about a seat in 托管 (index: the seat)
+    READY = "ready"  # the group's ready check before the next game (bot.ready)
 
 
 class MediaKind(StrEnum):

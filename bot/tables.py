@@ -34,7 +34,7 @@ from .table import Table
 from .timers import Job, StoredTimers
 
 log = logging.getLogger("gouji.tables")
-TIMERS = ("step", "remind", "countdown")  # the named timers a table may have (``timer_name``)
+TIMERS = ("step", "remind", "countdown", "ready")  # the named timers of a table (``timer_name``)
 
 
 @dataclass(frozen=True)
@@ -474,6 +474,8 @@ class Tables:
                 return st.lobby_msg
             case SlotKind.TABLE:
                 return st.table_msg
+            case SlotKind.READY:
+                return st.ready_msg
             case SlotKind.LOG:
                 return st.log_msgs.get(slot.index)
             case SlotKind.HAND:
@@ -500,6 +502,8 @@ class Tables:
                 st.lobby_msg = message_id
             case SlotKind.TABLE:
                 st.table_msg = message_id
+            case SlotKind.READY:
+                st.ready_msg = message_id
             case SlotKind.LOG:
                 st.log_msgs = {p: m for p, m in st.log_msgs.items() if p >= slot.index - 1}
                 st.log_msgs[slot.index] = message_id
