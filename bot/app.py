@@ -41,41 +41,45 @@ from renderers import clean_name, t
 
 from . import storage as S
 from .activity import TrackedUpdates
-from .compose import Parts, compose, resume, resume_shared
-from .coord import PgCoord, coord_for
+from .compose import Parts, compose, start
 from .health import HEARTBEAT_EVERY, Heartbeat
 from .logs import protect
+from .pacing import Pacing
 from .request import AiohttpRequest
-from .router import Command, CommandCall, Members, Where
-from .sender import Pacing, Sender
+from .router import Command, CommandCall, Members, Menu, Where
+from .sender import Sender
 from .tables import Config, UserInfo
-from .takeover import Takeover
-from .timers import LoopTimers, StoredTimers
+from .timers import LoopTimers
 from .workers import Workers
 
 log = logging.getLogger("gouji.app")
 HTTP_CONNECTIONS = 32  # calls to the Bot API in flight at once (more wait for a connection)
-# The order of the command menu Telegram shows (groups; a private chat shows a few of them).
-MENU: tuple[str, ...] = ("gouji", "join", "leave", "hand", "rules", "settings", "stop", "help")
-MENU += ("history", "match", "stats", "top", "replay", "record")  # bot.story
-PRIVATE_MENU = ("start", "hand", "rules", "help")
 ADMINS = (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
 @dataclass(frozen=True)
 class Runtime:
-    """The running bot: its parts, the sender, the workers and timers."""
+    """The running bot: its parts (the sender, the workers and timers among them) and the
+    updates in hand."""
 
     parts: Parts
-    sender: Sender
-    workers: Workers
-    timers: LoopTimers
     updates: TrackedUpdates
-    takeover: Takeover | None = None  # several processes: what dead ones leave
 
     @property
     def storage(self) -> S.Storage:
         return self.parts.tables.storage
+
+    @property
+    def sender(self) -> Sender:
+        return self.parts.sender
+
+    @property
+    def workers(self) -> Workers:
+        return self.parts.workers
+
+    @property
+    def timers(self) -> LoopTimers:
+        return self.parts.timers
 
     def busy(self, fetched_through: int, soon: float = 0.1) -> bool:
         """Whether the bot still has work for the updates fetched up to ``fetched_through``:
@@ -195,6 +199,20 @@ def command_handler(command: Command) -> Handler:
     return handle
 
 
+def offered(msg: Message | None) -> frozenset[str]:
+    """The callback data of the pressed message's own buttons, as Telegram sent it with the
+    press (a press is valid only on the message that carries it: bot.router.offered_data)."""
+    kb = msg.reply_markup if msg is not None else None
+    if kb is None:
+        return frozenset()
+    return frozenset(
+        b.callback_data
+        for row in kb.inline_keyboard
+        for b in row
+        if isinstance(b.callback_data, str)
+    )
+
+
 async def on_button(update: Update, context: Context) -> None:
     query = update.callback_query
     if query is None:
@@ -212,6 +230,7 @@ async def on_button(update: Update, context: Context) -> None:
         thread,
         TelegramMembers(context.bot),
         msg.message_id if isinstance(msg, Message) else None,
+        offered(msg if isinstance(msg, Message) else None),
     )
     try:
         await query.answer(answer.text[:200] or None, show_alert=answer.alert, url=answer.url)
@@ -282,21 +301,9 @@ def build_app(
     # each chat paced on its own, and a flood wait (429) waited out by that chat's queue only —
     # never a pause of every call (PTB's AIORateLimiter pauses them all, answers included)
     workers = Workers(processes)
-    sender = Sender(app.bot, pacing or Pacing.telegram(), workers)
-    coord = coord_for(storage)  # several processes share a PostgreSQL database
-    if timers is None:
-        timers = StoredTimers(coord) if isinstance(coord, PgCoord) else LoopTimers()
-    parts = compose(storage, sender, timers, cfg, workers, coord)
-
-    async def refused(chat_id: int) -> None:
-        if chat_id > 0:  # a player blocked the bot
-            await parts.absence.dm_blocked(chat_id)
-        else:  # 403 in a group: the bot is no longer in it, even if that update was not seen
-            await parts.tables.bot_removed(chat_id)
-
-    sender.bind(parts.tables, refused, storage, parts.tables.chat_migrated, storage, coord)
-    takeover = Takeover(parts, coord) if isinstance(coord, PgCoord) else None
-    app.bot_data.rt = Runtime(parts, sender, workers, timers, updates, takeover)
+    pacing = pacing or Pacing.telegram()
+    parts = compose(app.bot, storage, cfg, workers=workers, pacing=pacing, timers=timers)
+    app.bot_data.rt = Runtime(parts, updates)
     if webhook and heartbeat is not None:
         app.bot_data.heartbeat = heartbeat
     # every command of every part (the router's table), then buttons and chat changes
@@ -314,26 +321,14 @@ async def post_init(app: GoujiApp) -> None:
     """Started: the bot's name asked, storage and workers opened, every table resumed."""
     rt = app.bot_data.rt
     assert rt is not None
-    me = await app.bot.get_me()
-    tables = rt.parts.tables
-    tables.cfg = replace(tables.cfg, bot_username=me.username or tables.cfg.bot_username)
+    me = await app.bot.get_me()  # the bot's name, for its deep links (bot.compose)
     await rt.storage.open()
     rt.workers.start()
     await _set_commands(app)
     if app.bot_data.heartbeat is not None:
         app.bot_data.tasks.append(asyncio.create_task(_beat(app.bot_data.heartbeat)))
-    coord = rt.parts.tables.coord
-    if isinstance(coord, PgCoord):  # one of several processes: take part, take over the dead
-        await coord.start()
-        n = await resume_shared(rt.parts)
-        if isinstance(rt.timers, StoredTimers):
-            rt.timers.start()
-        if rt.takeover is not None:
-            rt.takeover.start()
-        log.info("ready as @%s, process %s; %d table(s) loaded", me.username, coord.proc_id, n)
-        return
-    n = await resume(rt.parts)
-    log.info("ready as @%s; %d table(s) resumed", me.username, n)
+    n = await start(rt.parts)
+    log.info("ready as @%s; %d table(s) resumed or loaded", me.username, n)
 
 
 async def _beat(heartbeat: Heartbeat) -> None:
@@ -349,8 +344,7 @@ async def post_shutdown(app: GoujiApp) -> None:
     rt = app.bot_data.rt
     if rt is None:
         return
-    if rt.takeover is not None:
-        await rt.takeover.stop()
+    await rt.parts.deployment.leave()  # nothing more taken from other processes
     await rt.timers.close()  # an AI step under way ends (and is stored) before the rest
     drained = True
     try:
@@ -360,14 +354,17 @@ async def post_shutdown(app: GoujiApp) -> None:
         log.warning("shutting down with %d message(s) unsent", rt.sender.pending())
     await rt.sender.close()
     rt.workers.close()
-    await rt.parts.tables.coord.stop(drained)  # what it held is the others' at once
+    await rt.parts.deployment.stop(drained)  # what it held is the others' at once
     await rt.storage.close()
 
 
 async def _set_commands(app: GoujiApp) -> None:
+    rt = app.bot_data.rt
+    assert rt is not None
+    router = rt.parts.router  # the menus: what the parts registered (bot.router.Menu)
     for code in ("zh", "en"):
-        group = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in MENU]
-        private = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in PRIVATE_MENU]
+        group = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in router.menu(Menu.GROUP)]
+        private = [BotCommand(c, t(code, f"bot.cmd.{c}")) for c in router.menu(Menu.PRIVATE)]
         lc = code if code != "zh" else None  # the default list is Chinese
         try:
             await app.bot.set_my_commands(

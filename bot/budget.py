@@ -65,3 +65,9 @@ class Budgets:
         if not self.user.spend(user_id):
             return False
         return chat_id is None or chat_id == user_id or self.chat.spend(chat_id)
+
+    def junk(self, user_id: int) -> bool:
+        """A press of junk (data that does not decode, or that its message does not carry):
+        charged to its presser alone, never to the chat — three members pressing junk never
+        slow a real player's tap. False: the presser is over their budget."""
+        return self.user.spend(user_id)

@@ -67,6 +67,7 @@ class HandOp(StrEnum):
     AUTO = "a"  # 托管 on (asks for its confirmation) or off
     AUTO_YES = "A"  # 确认托管
     CONFIRM = "k"  # play the burn that was warned about (§7 诈烧 ahead)
+    SURE = "s"  # play the ▶ play tapped once that spends 2s or jokers or splits a 够级 (§4)
     CANCEL = "z"  # the pending confirmation dropped
 
 

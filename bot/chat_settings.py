@@ -17,7 +17,7 @@ from .buttons import Callback, Kind, SettingsOp
 from .keyboards import Button, Keyboard
 from .model import TURN_SECONDS, ChatSettings, TableStatus, next_preset
 from .outbox import Answer, Out
-from .router import CommandCall, Press, Router
+from .router import CommandCall, Menu, Press, Router
 from .tables import Tables
 
 # The values a switch's button steps through (§13).
@@ -166,9 +166,9 @@ class SettingsMenu:
         self.sender = tables.sender
 
     def register(self, router: Router) -> None:
-        router.command("settings", self._cmd_settings)
-        router.command("rules", self._cmd_rules)
-        router.command("help", self._cmd_help)
+        router.command("rules", self._cmd_rules, menu=Menu.BOTH)
+        router.command("settings", self._cmd_settings, menu=Menu.GROUP)
+        router.command("help", self._cmd_help, menu=Menu.BOTH)
         for op in SettingsOp:
             if op != SettingsOp.PAGE:
                 router.on_chat(Kind.SETTINGS, op, self._press)
@@ -211,14 +211,15 @@ class SettingsMenu:
         """A settings button: saved, the open lobby told, the message shows the new settings."""
         settings = await self.tables.chat_settings(p.chat_id)
         lang = settings.lang
-        if p.cb.version != settings.version:  # changed since: show the settings as they are
-            return Answer(t(lang, "bot.stale"), edit=settings_out(p.chat_id, p.thread_id, settings))
         table = await self.tables.find_at(p.chat_id, p.thread_id)
         opener = (
             table is not None and table.status == TableStatus.LOBBY and table.opener == p.user.id
         )
+        # who may change them first: a stale press of anyone else changes no message either
         if not opener and not await p.members.is_admin(p.chat_id, p.user.id):
             return Answer(t(lang, "bot.admin_only"), alert=True)
+        if p.cb.version != settings.version:  # changed since: show the settings as they are
+            return Answer(t(lang, "bot.stale"), edit=settings_out(p.chat_id, p.thread_id, settings))
         new = change(settings, p.cb)
         if new is None:
             return Answer(t(lang, "bot.bad_button"))

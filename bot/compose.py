@@ -1,26 +1,32 @@
-"""The bot's parts, composed: each gets what it depends on passed in, and registers its
-commands and buttons with the one router. A new feature is a module with a part class (its
-``register(router)`` names its commands and buttons) and one line in :func:`compose`."""
+"""The bot's parts, composed — the one place the app is wired: each part gets what it depends
+on passed in, complete, and registers its commands and buttons with the one router. A new
+feature is a module with a part class (its ``register(router)`` names its commands, with their
+place in the command menu, and its buttons) and one line in :func:`compose`."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 
+from telegram import Bot
+
 from . import storage as S
 from .absence import Absence
 from .budget import Budgets
 from .chat_settings import SettingsMenu
-from .coord import PgCoord, Solo
+from .deployment import Deployment, deployment_for
 from .game_end import GameEnd
 from .lobby import Lobby
-from .model import TableStatus
+from .pacing import Pacing
 from .play import Play
+from .queues import Queues
 from .router import Router
+from .sender import Sender
 from .story import Story
 from .story_storage import StoryStore
-from .table import Table
-from .tables import Config, Poster, Scheduler, Tables
+from .tables import Config, Tables
+from .timers import LoopTimers
+from .uploads import Uploads
 from .workers import Workers
 
 log = logging.getLogger("gouji.compose")
@@ -28,6 +34,7 @@ log = logging.getLogger("gouji.compose")
 
 @dataclass(frozen=True)
 class Parts:
+    deployment: Deployment
     tables: Tables
     router: Router
     play: Play
@@ -36,64 +43,74 @@ class Parts:
     settings: SettingsMenu
     story: Story
     game_end: GameEnd
+    sender: Sender
+    workers: Workers
+
+    @property
+    def timers(self) -> LoopTimers:
+        return self.deployment.timers
 
 
 def compose(
+    bot: Bot,
     storage: S.Storage,
-    sender: Poster,
-    timers: Scheduler,
     cfg: Config,
+    *,
     workers: Workers,
-    coord: Solo | PgCoord | None = None,
+    pacing: Pacing | None = None,
+    timers: LoopTimers | None = None,
 ) -> Parts:
-    tables = Tables(storage, sender, timers, cfg, coord)
+    """The bot's parts on ``storage`` (one process on SQLite, any number on PostgreSQL:
+    bot.deployment); ``timers``: a test's manual clock instead of the deployment's own."""
+    if not isinstance(storage, S.SqlStorage):
+        raise TypeError("the story's queries need SQL storage (SQLite or PostgreSQL)")
+    deployment = deployment_for(storage, timers)
+    queues = Queues()  # where the parts post; the sender delivers from there
+
+    def username() -> str:  # known once the bot has asked Telegram who it is
+        try:
+            return bot.username
+        except RuntimeError:
+            return cfg.bot_username
+
+    tables = Tables(storage, queues, deployment, cfg, username)
     router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate))
-    play = Play(tables, workers)
+    store = StoryStore(storage)
+    game_end = GameEnd(tables, workers, store)
+    play = Play(tables, workers, game_end.stored)
     absence = Absence(tables, play)
     lobby = Lobby(tables, play, absence)
     settings = SettingsMenu(tables)
-    if not isinstance(storage, S.SqlStorage):
-        raise TypeError("the story's queries need SQL storage (SQLite or PostgreSQL)")
-    store = StoryStore(storage)
     story = Story(tables, workers, store)
-    game_end = GameEnd(tables, workers, store)
-    play.game_stored.append(game_end.stored)
-
-    def unsettled(table: Table) -> None:  # several processes: one died halfway through it
-        if table.status == TableStatus.LOBBY:
-            lobby.resumed(table)
-        elif table.status == TableStatus.PLAYING:
-            play.resumed(table)
-
-    tables.unsettled = unsettled
-    for part in (play, absence, lobby, settings, story):  # a new part registers here
+    for part in (lobby, play, absence, settings, story):  # a new part registers here (its
+        # commands take their place in the menu in this order)
         part.register(router)
-    return Parts(tables, router, play, absence, lobby, settings, story, game_end)
+
+    async def refused(chat_id: int) -> None:
+        if chat_id > 0:  # a player blocked the bot
+            await absence.dm_blocked(chat_id)
+        else:  # 403 in a group: the bot is no longer in it, even if that update was not seen
+            await tables.bot_removed(chat_id)
+
+    sender = Sender(
+        bot,
+        queues,
+        deployment,
+        slots=tables,
+        uploads=Uploads(storage),
+        outbox=storage,
+        on_refused=refused,
+        on_migrated=tables.chat_migrated,
+        pacing=pacing,
+        workers=workers,
+    )
+    return Parts(
+        deployment, tables, router, play, absence, lobby, settings, story, game_end, sender, workers
+    )
 
 
-async def resume(parts: Parts) -> int:
-    """Rebuild every unfinished table from storage, re-send what players need, restart
-    timers, and tell each group the bot is back; the number of tables resumed."""
-    tables = await parts.tables.restore()
-    await parts.tables.send_outbox()  # what the last run stored and did not send, first
-    for table in tables:
-        async with parts.tables.locked(table):
-            if table.status == TableStatus.OVER:  # its game-over message is in the chat
-                parts.lobby.ready.resumed(table)  # and its ready check, if one is open
-                continue
-            if table.status == TableStatus.LOBBY:
-                parts.lobby.resumed(table)
-            else:
-                parts.play.resumed(table)
-    await parts.game_end.resumed(tables)  # facts a kill left unstored, 复盘 not yet posted
-    return len(tables)
-
-
-async def resume_shared(parts: Parts) -> int:
-    """One of several processes starts: the unfinished tables loaded (to answer at once; each
-    is checked against storage whenever it is held), finished games' facts and 复盘 as after a
-    restart. Nothing is sent: a table whose last writer died is resumed by the takeover
-    (bot.takeover), whichever process finds it first; the outbox likewise."""
-    tables = await parts.tables.restore()
-    await parts.game_end.resumed(tables)
-    return len(tables)
+async def start(parts: Parts) -> int:
+    """Started (storage open): the sender delivers, and every unfinished table is resumed
+    (one process), or loaded and what dead processes left taken over (several); how many."""
+    parts.sender.start()
+    return await parts.deployment.start(parts.tables, parts.game_end.resumed)

@@ -14,7 +14,7 @@ agree on through it, so that any process may take any update.
   it shows (an older edit never overwrites a newer one).
 - **Telegram's budget** of calls a second is one for all processes: a shared next-free time.
 
-:class:`Solo` is the one-process case (SQLite): nothing to agree on.
+:class:`bot.deployment.Single` is the one-process case (SQLite): nothing to agree on.
 """
 
 from __future__ import annotations
@@ -58,19 +58,6 @@ class TimerRow:
     kind: str
     args: dict[str, Any]
     due_at: float
-
-
-class Solo:
-    """One process: every lock is the process's own, nothing is shared."""
-
-    shared = False
-    proc_id = "solo"
-
-    async def start(self) -> None:
-        return None
-
-    async def stop(self, drained: bool = True) -> None:
-        return None
 
 
 class PgCoord:
@@ -318,11 +305,4 @@ class PgCoord:
             await tx.execute(sql, args)
 
 
-def coord_for(storage: object) -> Solo | PgCoord:
-    """Shared agreements on PostgreSQL (any number of processes), none on SQLite (one)."""
-    if isinstance(storage, PostgresStorage):
-        return PgCoord(storage)
-    return Solo()
-
-
-__all__ = ["BEAT_S", "DEAD_S", "Lease", "PgCoord", "Solo", "TimerRow", "coord_for"]
+__all__ = ["BEAT_S", "DEAD_S", "Lease", "PgCoord", "TimerRow"]

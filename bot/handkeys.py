@@ -1,17 +1,23 @@
 """The asked player's keyboard in the play, as a small machine: what each tap chooses, which
 buttons are offered for the cards chosen so far, and their labels (docs/rules.md §3, §6, §7).
 
-Leading (any legal lead may be made): a rank tap chooses the whole rank (again: none of it),
-``n张`` buttons set how many of that rank, ``+2`` ``+2×2`` ``+大王`` … set the 2s and jokers
-riding along (贴钱, 挂花). Answering a top (every beating play is known): the one-tap answers
-play the smallest answer of each rank at once; a rank tap chooses that rank's smallest answer
-with as many cards as the top needs (2s, then jokers filling in, §3), a second tap the next way
-of making it; ``+2`` ``+大王`` … use that many 2s or jokers in it. Every legal play stays
+Leading (any legal lead may be made): a rank tap (``K·5张``: what the hand holds) chooses the
+whole rank (again: none of it), ``n张`` buttons set how many of that rank, ``+2`` ``+2个2``
+``+大王`` … set the 2s and jokers riding along (贴钱, 挂花); ``▶ 2个2`` ``▶ 大王`` lead 2s or
+jokers alone. Answering a top (every beating play is known): the one-tap answers play the
+smallest answer of each rank; a rank tap chooses that rank's smallest answer with as many cards
+as the top needs (2s, then jokers filling in, §3), a second tap the next way of making it;
+``+2`` ``+大王`` … use that many 2s or jokers in it. A rank whose only answer is already a
+one-tap answer has no rank button (no two buttons do the same). Every legal play stays
 reachable (tests/test_handkeys.py proves it on seeded positions).
 
 Burns are named as §7 names them: a claim on a 够级 top is 烧, on a burn play 反烧; the burner's
 对头 (or a 无头 player) beating a burn play is 解烧. A burn that cannot meet its duty (§7,
 ``Game.burn_feasible``) is marked and asks a second tap before it is played.
+
+One tap never costs a hand: a ▶ play that spends 2s or jokers, or splits a 够级 the hand holds
+(§4), turns the keyboard into its confirmation (✖ 取消 on top, where the finger was, then
+``⚠️ 确认出 …``), bound to the turn it was tapped in (:class:`Pending`).
 """
 
 from __future__ import annotations
@@ -20,12 +26,14 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from engine.actions import Action, IllegalAction
 from engine.cards import BIG, NRANKS, RANK_CHARS, SMALL, THREE, TWO, Counts, fmt, minus, parse
 from engine.legal import Legal, duty_leads
 from engine.match import Match
-from engine.plays import Play, as_play
-from engine.vocab import Ask
+from engine.plays import GOUJI_THRESHOLD, Play, as_play
+from engine.vocab import Ask, Do
 from renderers import button_text, t
+from renderers.terms import button_cards, held_label
 
 from .buttons import Callback, HandOp, Kind
 
@@ -41,8 +49,9 @@ Move = tuple[HandOp, str]  # a building button: its op and argument, as in its c
 
 @dataclass(frozen=True)
 class Pending:
-    """A tap waiting for its confirmation: 托管 (:data:`AUTO`, any version) or a burn's cards
-    at the match version it was tapped at."""
+    """A tap waiting for its confirmation: 托管 (:data:`AUTO`, any version) or a play's cards
+    (a burn that will fail, a ▶ play that spends 2s or jokers or splits a 够级) at the match
+    version it was tapped at: a confirmation from another turn is stale."""
 
     version: int
     what: str
@@ -51,12 +60,14 @@ class Pending:
 @dataclass(frozen=True)
 class Situation:
     """What the keyboard needs beyond the legal plays: how beating the top is called (``burn``:
-    "burn" 烧, "counter" 反烧, "break" 解烧, or ""), the burns that cannot meet their duty, and
-    a pending confirmation ("", :data:`AUTO` or a burn's cards)."""
+    "burn" 烧, "counter" 反烧, "break" 解烧, or ""), the burns that cannot meet their duty, a
+    pending confirmation ("", :data:`AUTO` or a play's cards), and a lead's ▶ plays of 2s or
+    jokers alone (:func:`lead_taps`)."""
 
     burn: str = ""
     risky: frozenset[str] = frozenset()
     pending: str = ""
+    leads: tuple[str, ...] = ()
 
 
 NOTHING_SPECIAL = Situation()  # an ordinary answer or lead, nothing waiting for a confirmation
@@ -78,7 +89,8 @@ def situation(match: Match, seat: int, pending: Pending | None = None) -> Situat
     what = ""
     if pending is not None and (pending.what == AUTO or pending.version == match.version):
         what = pending.what
-    return Situation(burn, risky, what)
+    leads = tuple(str(p) for p in lead_taps(match, seat)) if legal.any_lead else ()
+    return Situation(burn, risky, what, leads)
 
 
 def duty_shortfall(hand: Counts, cards: str, bie3: bool) -> tuple[int, int]:
@@ -125,6 +137,61 @@ def quick_answers(legal: Legal) -> list[Play]:
     return smallest_first(firsts)[:QUICK]
 
 
+def lead_taps(match: Match, seat: int) -> list[Play]:
+    """A lead's ▶ plays of 2s or jokers alone, the ways they are led (the normal AI leads them
+    so, as a hand ends): all the 2s held, all the big jokers, all the small ones, all of them
+    together; each once and only if it is a legal lead now (a burner's duty, §7; 憋3, §8)."""
+    legal = match.choices(seat)
+    if not legal.any_lead:
+        return []
+    hand = parse(match.view(seat).hand or "")
+    out: list[Play] = []
+    for kinds in ((TWO,), (BIG,), (SMALL,), EXTRAS):
+        counts = tuple(hand[r] if r in kinds else 0 for r in range(NRANKS))
+        p = as_play(counts)
+        if p is None or p in out:
+            continue
+        try:
+            match.check(Action(seat, Do.PLAY, str(p)))
+        except IllegalAction:
+            continue
+        out.append(p)
+    return out
+
+
+def one_taps(legal: Legal, sit: Situation) -> list[Play]:
+    """The ▶ buttons, in order (their callback's index): one-tap answers, or a lead's plays of
+    2s or jokers alone."""
+    if legal.any_lead:
+        return [p for p in (Play.parse(x) for x in sit.leads) if p is not None]
+    return quick_answers(legal)
+
+
+# -- a second tap for what one tap should not spend --------------------------------------------
+def caution(hand: Counts, cards: str) -> tuple[str, str]:
+    """What playing ``cards`` from ``hand`` gives away that a slip of the finger must not: the
+    2s and jokers it spends, and the 够级 of the hand it splits (§4: a rank held at its
+    threshold, played short of it and leaving less than it), each as a notation ("" none)."""
+    c = parse(cards)
+    spends = fmt(tuple(c[r] if r in EXTRAS else 0 for r in range(NRANKS)))
+    breaks = ""
+    for r, need in GOUJI_THRESHOLD.items():
+        if r != TWO and hand[r] >= need and 0 < c[r] < need and hand[r] - c[r] < need:
+            breaks = RANK_CHARS[r] * hand[r]
+    return spends, breaks
+
+
+def caution_text(hand: Counts, cards: str, lang: str) -> str:
+    """Why a ▶ play asks for a second tap ("要花掉 2个2，会拆开手里的够级 5个10"), or ""."""
+    spends, breaks = caution(hand, cards)
+    why = []
+    if spends:
+        why.append(t(lang, "taps.sure.spend", cards=button_cards(spends, lang)))
+    if breaks:
+        why.append(t(lang, "taps.sure.break", cards=button_cards(breaks, lang)))
+    return t(lang, "taps.sure.sep").join(why)
+
+
 # -- taps -------------------------------------------------------------------------------------
 def _extra_arg(rank: int, n: int) -> str:
     return f"{RANK_CHARS[rank]}{n}"
@@ -143,7 +210,12 @@ def moves(legal: Legal, hand: Counts, selection: Counts) -> list[Move]:
             out.extend((HandOp.EXTRA, _extra_arg(x, n)) for n in range(1, hand[x] + 1))
         return out
     groups = answer_groups(legal.plays)
-    out.extend((HandOp.RANK, RANK_CHARS[g]) for g in groups)
+    quick = quick_answers(legal)
+    out.extend(
+        (HandOp.RANK, RANK_CHARS[g])
+        for g, plays in groups.items()
+        if len(plays) > 1 or plays[0] not in quick
+    )
     chosen = as_play(selection)
     if chosen is not None and chosen in legal.plays:
         group = groups[body_of(selection)]
@@ -197,19 +269,6 @@ def tap(legal: Legal, hand: Counts, selection: Counts, op: HandOp, arg: str) -> 
 
 
 # -- labels -----------------------------------------------------------------------------------
-def short_cards(notation: str, lang: str) -> str:
-    """A play in the buttons' compact notation: ``K×3+2×2+BJ`` (``大王`` in Chinese)."""
-    counts = parse(notation)
-    order = [r for r in range(TWO - 1, -1, -1) if counts[r]] + [TWO, BIG, SMALL]
-    parts = []
-    for r in order:
-        n = counts[r]
-        if n:
-            name = t(lang, f"taps.card.{RANK_CHARS[r]}")
-            parts.append(name if n == 1 else f"{name}×{n}")
-    return "+".join(parts)
-
-
 def width(text: str) -> int:
     """Display width on a phone: wide (CJK) characters and emoji count two."""
     units = 0
@@ -222,11 +281,15 @@ def width(text: str) -> int:
 
 
 def _play_label(cards: str, sit: Situation, lang: str, quick: bool) -> str:
-    shown = short_cards(cards, lang)
+    """A ▶ play's label (a burn named as §7 names it, ⚠️ one that will fail), or 出's: "出 …"
+    always, never the same words as the ▶ of the same cards above it."""
+    shown = button_cards(cards, lang)
+    if not quick:
+        return t(lang, "bot.btn.play_cards", cards=shown)
     if sit.burn:
         kind = "risky" if cards in sit.risky else "play"
         return t(lang, f"taps.{sit.burn}.{kind}", cards=shown)
-    return t(lang, "taps.quick" if quick else "bot.btn.play_cards", cards=shown)
+    return t(lang, "taps.quick", cards=shown)
 
 
 def move_label(move: Move, legal: Legal, hand: Counts, selection: Counts, lang: str) -> str:
@@ -237,17 +300,37 @@ def move_label(move: Move, legal: Legal, hand: Counts, selection: Counts, lang: 
         return "✅" + label if selection[body_of(selection)] == n else label
     if op == HandOp.EXTRA:
         x, n = RANK_CHARS.index(arg[0]), int(arg[1:])
-        label = "+" + short_cards(RANK_CHARS[x] * n, lang)
+        label = "+" + button_cards(RANK_CHARS[x] * n, lang)
         return "✅" + label if selection[x] == n else label
     rank = RANK_CHARS.index(arg)
     name = t(lang, f"taps.card.{arg}")
     if legal.any_lead:
-        return f"✅{name}" if selection[rank] else f"{name}×{hand[rank]}"
+        return f"✅{name}" if selection[rank] else held_label(arg, hand[rank], lang)
     chosen = as_play(selection)
     if chosen is not None and chosen in legal.plays and body_of(selection) == rank:
         group = answer_groups(legal.plays)[rank]
         return ("🔄" if len(group) > 1 else "✅") + name
     return name
+
+
+def _room(move: Move, label: str, legal: Legal, hand: Counts, lang: str) -> int:
+    """The width a building button is laid out by, chosen or not (a ✅ or 🔄 coming and going
+    does not move the buttons): a lead's rank button as it reads unchosen (``K·5张``, wider
+    than ``✅K``), any other with room for the mark."""
+    if legal.any_lead and move[0] == HandOp.RANK:
+        return width(held_label(move[1], hand[RANK_CHARS.index(move[1])], lang))
+    return width(label.removeprefix("✅").removeprefix("🔄")) + 2
+
+
+def confirm_label(sit: Situation, lang: str) -> str:
+    """The button that plays a pending play: ``⚠️ 确认出 3个K+2个2``, named as the burn is
+    (``⚠️ 确认烧 …``), with the 诈烧 it will be judged (§7) when the burn cannot meet its duty."""
+    cards = button_cards(sit.pending, lang)
+    if sit.pending in sit.risky:
+        return t(lang, f"taps.{sit.burn}.confirm_risky", cards=cards)
+    if sit.burn:
+        return t(lang, f"taps.{sit.burn}.confirm", cards=cards)
+    return t(lang, "taps.sure.play", cards=cards)
 
 
 # -- the keyboard -----------------------------------------------------------------------------
@@ -265,17 +348,22 @@ def hand_button(text: str, table: int, version: int, op: HandOp, arg: str | int 
     return Button(text, Callback(Kind.HAND, table, version, op, str(arg)).encode())
 
 
-def pack(buttons: Sequence[Button], most: int) -> Keyboard:
+def pack(buttons: Sequence[Button], most: int, sizes: Sequence[int] = ()) -> Keyboard:
     """Buttons in rows of at most ``most``, each row as wide as a phone shows it whole (every
-    button gets an equal share of :data:`ROW_UNITS`, with room for its padding)."""
+    button gets an equal share of :data:`ROW_UNITS`, with room for its padding). ``sizes``: the
+    widths to lay them out by (the widest a button's label takes, so a ✅ does not move the
+    buttons around), else their labels' widths."""
     rows: Keyboard = []
     row: list[Button] = []
-    for b in buttons:
+    widths = list(sizes) or [width(b.text) for b in buttons]
+    start = 0
+    for i, b in enumerate(buttons):
         grown = [*row, b]
-        widest = max(width(x.text) for x in grown)
+        widest = max(widths[start : i + 1])
         if row and (len(grown) > most or (widest + 1) * len(grown) > ROW_UNITS):
             rows.append(row)
             grown = [b]
+            start = i
         row = grown
     if row:
         rows.append(row)
@@ -309,26 +397,26 @@ def hand_keyboard(
     jokers, 清空 and 出 (saying what it plays), 过 / 不烧, 让牌, 提示; 托管 in its own row."""
     rows: Keyboard = []
     b = hand_button
-    if sit.pending and sit.pending != AUTO:  # a burn that will fail, tapped once (§7)
-        cards = sit.pending
-        confirm = t(lang, f"taps.{sit.burn or 'burn'}.confirm", cards=short_cards(cards, lang))
-        rows.append([b(confirm, table, version, HandOp.CONFIRM)])
-        rows.append([b(t(lang, "taps.cancel"), table, version, HandOp.CANCEL)])
+    if sit.pending and sit.pending != AUTO:  # a play tapped once, waiting for its confirmation
+        rows.append([b(t(lang, "taps.cancel"), table, version, HandOp.CANCEL)])  # under the finger
+        risky = sit.pending in sit.risky
+        op = HandOp.CONFIRM if risky else HandOp.SURE
+        rows.append([b(confirm_label(sit, lang), table, version, op)])
         rows.append(auto_row(table, version, auto, "", lang))
         return rows
-    quick = [
+    taps = [
         b(_play_label(str(p), sit, lang, quick=True), table, version, HandOp.QUICK, k)
-        for k, p in enumerate(quick_answers(legal))
+        for k, p in enumerate(one_taps(legal, sit))
     ]
-    rows.extend(pack(quick, 3))
+    rows.extend(pack(taps, 3))
     building = moves(legal, hand, selection)
     for op, most in ((HandOp.RANK, 6), (HandOp.COUNT, 6), (HandOp.EXTRA, 4)):
+        these = [m for m in building if m[0] == op]
         row = [
-            b(move_label(m, legal, hand, selection, lang), table, version, op, m[1])
-            for m in building
-            if m[0] == op
+            b(move_label(m, legal, hand, selection, lang), table, version, op, m[1]) for m in these
         ]
-        rows.extend(pack(row, most))
+        sizes = [_room(m, x.text, legal, hand, lang) for m, x in zip(these, row, strict=True)]
+        rows.extend(pack(row, most, sizes))
     act: list[Button] = []
     if any(selection):
         act.append(b(button_text("clear", lang), table, version, HandOp.CLEAR))

@@ -13,6 +13,7 @@ from engine.legal import Legal
 from engine.rules import PRESETS
 from engine.vocab import Ask, Do
 from renderers import button_text, card_text, t
+from renderers.terms import held_label
 
 from .buttons import Callback, HandOp, Kind, LobbyOp, Op, OverOp, VoteOp
 from .handkeys import (
@@ -44,10 +45,11 @@ def _b(text: str, kind: Kind, table: int, version: int, op: Op, arg: str | int =
 
 
 def rank_label(rank: int, held: int, chosen: int, lang: str) -> str:
-    name = card_text(RANK_CHARS[rank], lang)
+    """A 还贡 rank button: what the hand holds (``K·5张``, as a lead's), or how many of them
+    are chosen (``✅K 1/5``)."""
     if chosen:
-        return f"✅{name} {chosen}/{held}"
-    return f"{name}×{held}"
+        return f"✅{card_text(RANK_CHARS[rank], lang)} {chosen}/{held}"
+    return held_label(RANK_CHARS[rank], held, lang)
 
 
 def _rank_rows(

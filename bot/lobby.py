@@ -19,7 +19,7 @@ from .model import Seat, TableState, TableStatus, next_preset
 from .outbox import Answer, Out
 from .play import Play
 from .ready import Ready
-from .router import CommandCall, Press, Router, Where
+from .router import CommandCall, Menu, Press, Router, Where
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
 from .timers import Job
@@ -41,14 +41,15 @@ class Lobby:
         self.sender = tables.sender
         self.timers = tables.timers
         self.timers.on("countdown", self._run_countdown)
+        tables.on_resume(TableStatus.LOBBY, self.resumed)
         self.ready = Ready(tables, play)  # 再来一局's ready check
 
     def register(self, router: Router) -> None:
-        router.command("gouji", self._cmd_gouji, people_only=True)
-        router.command("join", self._cmd_join, Where.GROUP, people_only=True)
-        router.command("leave", self._cmd_leave, Where.GROUP, people_only=True)
-        router.command("stop", self._cmd_stop, Where.GROUP)
-        router.command("start", self._cmd_start, people_only=True)
+        router.command("gouji", self._cmd_gouji, people_only=True, menu=Menu.GROUP)
+        router.command("join", self._cmd_join, Where.GROUP, people_only=True, menu=Menu.GROUP)
+        router.command("leave", self._cmd_leave, Where.GROUP, people_only=True, menu=Menu.GROUP)
+        router.command("stop", self._cmd_stop, Where.GROUP, menu=Menu.GROUP)
+        router.command("start", self._cmd_start, people_only=True, menu=Menu.PRIVATE)
         router.guard(Kind.LOBBY, self._guard)
         router.on(Kind.LOBBY, LobbyOp.SIT, self._sit_press)
         router.on(Kind.LOBBY, LobbyOp.SIT_ANY, self._sit_press)

@@ -120,14 +120,24 @@ class Pins:
 _ALL: weakref.WeakKeyDictionary[Any, Pins] = weakref.WeakKeyDictionary()
 
 
-def pins_of(sender: Any) -> Pins:
-    """The :class:`Pins` of a sender (one per bot; a poster wrapping it leads to it)."""
-    while not hasattr(sender, "bot") and hasattr(sender, "sender"):
-        sender = sender.sender
-    found = _ALL.get(sender)
+def pins_of(poster: Any) -> Pins:
+    """The :class:`Pins` of the bot's chats' queues (:class:`bot.queues.Queues`), reached from
+    what the parts post to (a poster wrapping the queues) or from the sender delivering them;
+    the sender gives it the bot (:func:`bind_bot`)."""
+    while not hasattr(poster, "chats"):
+        inner = getattr(poster, "queues", None) or getattr(poster, "sender", None)
+        if inner is None:
+            break
+        poster = inner
+    found = _ALL.get(poster)
     if found is None:
-        found = _ALL[sender] = Pins(getattr(sender, "bot", None))
+        found = _ALL[poster] = Pins()
     return found
+
+
+def bind_bot(queues: Any, bot: Bot) -> None:
+    """The bot that asks Telegram about pin rights in the chats of ``queues``."""
+    pins_of(queues).bot = bot
 
 
 def act_out(chat_id: int, thread_id: int | None, slot: Slot, act: str) -> Out:

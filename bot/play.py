@@ -20,14 +20,14 @@ from engine.vocab import Ask, Do, EventType, Phase
 from renderers import card_text, hint_text, refusal_text, t
 
 from .buttons import HandOp, Kind
-from .handkeys import AUTO, Pending, duty_shortfall, moves, quick_answers, tap
+from .handkeys import AUTO, Pending, caution_text, duty_shortfall, moves, one_taps, situation, tap
 from .hold import Hold, plan, think_time
 from .keyboards import EMPTY_SELECTION, option_for, smallest_first
 from .model import AiLevel, TableStatus
 from .outbox import Answer, Out, Slot, SlotKind
 from .pins import pins_of, sight_outs
 from .quiet import OWN_SIDE_BURN_S, own_side_burn
-from .router import CommandCall, Press, Router
+from .router import CommandCall, Menu, Press, Router
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
 from .timers import Job
@@ -40,18 +40,21 @@ UNTIMED = (HandOp.AUTO, HandOp.AUTO_YES, HandOp.CANCEL)  # 托管 and its confir
 class Play:
     """A table's match: presses on hand messages, actions, AI moves, turn timers."""
 
-    def __init__(self, tables: Tables, workers: Workers) -> None:
+    def __init__(
+        self, tables: Tables, workers: Workers, game_stored: Callable[[Table], Awaitable[None]]
+    ) -> None:
         self.tables = tables
         self.sender = tables.sender
         self.timers = tables.timers
         self.workers = workers  # the hard AI searches there
-        self.game_stored: list[Callable[[Table], Awaitable[None]]] = []  # after each game
+        self.game_stored = game_stored  # after each game: its facts, badges, 复盘 (game_end)
+        tables.on_resume(TableStatus.PLAYING, self.resumed)
         self.timers.on("step", self._step)
         self.timers.on("hold", self._hold_step)
         self.timers.on("remind", self._remind)
 
     def register(self, router: Router) -> None:
-        router.command("hand", self._cmd_hand)
+        router.command("hand", self._cmd_hand, menu=Menu.BOTH)
         router.guard(Kind.HAND, self._guard)
         router.on(Kind.HAND, HandOp.AUTO, self._auto)
         router.on(Kind.HAND, HandOp.AUTO_YES, self._auto_yes)
@@ -60,8 +63,8 @@ class Play:
             router.on(Kind.HAND, op, self._choose)
         router.on(Kind.HAND, HandOp.CLEAR, self._clear)
         router.on(Kind.HAND, HandOp.HINT, self._hint)
-        submitting = (HandOp.PLAY, HandOp.QUICK, HandOp.CONFIRM, HandOp.OPTION, HandOp.PASS)
-        for op in (*submitting, HandOp.YIELD):
+        submitting = (HandOp.PLAY, HandOp.QUICK, HandOp.CONFIRM, HandOp.SURE, HandOp.OPTION)
+        for op in (*submitting, HandOp.PASS, HandOp.YIELD):
             router.on(Kind.HAND, op, self._submit)
 
     # -- a player's buttons ------------------------------------------------------------------
@@ -106,9 +109,11 @@ class Play:
         return await self._auto_switch(table, seat)
 
     async def _cancel(self, table: Table, p: Press) -> Answer:
-        """取消: the confirmation asked for (托管, or a burn that will fail) is dropped."""
+        """取消: the confirmation asked for (托管, or a play tapped once) is dropped."""
         seat = _seat(p)
-        table.confirm.pop(seat, None)
+        pending = table.confirm.pop(seat, None)
+        if pending is not None and pending.what != AUTO:
+            table.hinted.pop(seat, None)  # its reason, shown in the hinted line
         self.post_hand(table, seat)
         return Answer(t(table.seat_lang(seat), "taps.cancelled"))
 
@@ -207,12 +212,12 @@ class Play:
                     return Answer(t(lang, "bot.pick_return", n=n), alert=True)
                 return action
             case HandOp.QUICK:
-                # only the one-tap answers the keyboard offers (answers to a top)
-                quick = quick_answers(legal)
+                # only the ▶ plays the keyboard offers (answers to a top, 2s or jokers led)
+                quick = one_taps(legal, situation(m, seat))
                 if p.cb.index >= len(quick):
                     return Answer(t(lang, "bot.stale"))
                 return Action(seat, Do.PLAY, str(quick[p.cb.index]))
-            case HandOp.CONFIRM:
+            case HandOp.CONFIRM | HandOp.SURE:
                 pending = table.confirm.get(seat)
                 if pending is None or pending.what == AUTO or pending.version != m.version:
                     return Answer(t(lang, "bot.stale"))
@@ -228,18 +233,25 @@ class Play:
         return Answer(t(lang, "bot.bad_button"))
 
     async def _submit(self, table: Table, p: Press) -> Answer:
-        """出牌, a one-tap answer, a deal-phase answer, 过 or 让牌: the action applied. A burn
-        that cannot meet its duty is warned about first and played on 确认 (§7 诈烧)."""
+        """出牌, a ▶ play, a deal-phase answer, 过 or 让牌: the action applied. A burn that
+        cannot meet its duty is warned about first and played on 确认 (§7 诈烧); a ▶ play that
+        spends 2s or jokers or splits a 够级 (§4) is played on its confirmation too, the reason
+        shown above the keyboard until then."""
         seat = _seat(p)
         action = self._action_of(table, p)
         if isinstance(action, Answer):
             return action
         lang = table.seat_lang(seat)
-        warning = self._burn_warning(table, action) if p.cb.op != HandOp.CONFIRM else None
-        if warning is not None and table.match is not None:
+        confirmed = p.cb.op in (HandOp.CONFIRM, HandOp.SURE)
+        warning = self._burn_warning(table, action) if not confirmed else None
+        why = self._second_tap(table, action) if p.cb.op == HandOp.QUICK else ""
+        if (warning is not None or why) and table.match is not None:
             table.confirm[seat] = Pending(table.match.version, action.cards)
+            table.hinted[seat] = warning or t(lang, "taps.sure.line", why=why)
             self.post_hand(table, seat)
-            return Answer(warning, alert=True)
+            if warning is not None:
+                return Answer(warning, alert=True)
+            return Answer(t(lang, "taps.sure.toast", why=why))
         table.confirm.pop(seat, None)
         s = table.st.seats[seat]
         assert s is not None
@@ -252,6 +264,14 @@ class Play:
         if action.do == Do.PLAY:
             return Answer(t(lang, "bot.played", cards=card_text(action.cards, lang)))
         return Answer(t(lang, f"bot.did.{action.do}"))
+
+    def _second_tap(self, table: Table, action: Action) -> str:
+        """Why a ▶ play waits for its confirmation (bot.handkeys.caution), or ""."""
+        m = table.match
+        if m is None or action.do != Do.PLAY:
+            return ""
+        hand = parse(m.view(action.seat).hand or "")
+        return caution_text(hand, action.cards, table.seat_lang(action.seat))
 
     def _burn_warning(self, table: Table, action: Action) -> str | None:
         """The warning before a burn (or 反烧) that cannot meet its duty (§7): None for any
@@ -435,8 +455,7 @@ class Play:
             )
             table.st.stored_games = m.number
             await self.tables.save(table)
-            for hook in self.game_stored:  # the story: facts, badges, the 复盘 (bot.game_end)
-                await hook(table)
+            await self.game_stored(table)  # the story: facts, badges, the 复盘 (bot.game_end)
 
     def resumed(self, table: Table) -> None:
         """After a restart: the group and every player see the table again; the asked player

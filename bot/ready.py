@@ -45,6 +45,7 @@ class Ready:
         self.sender = tables.sender
         self.timers = tables.timers
         self.timers.on("ready", self._expired)
+        tables.on_resume(TableStatus.OVER, self.resumed)
 
     def register(self, router: Router) -> None:
         router.on(Kind.OVER, OverOp.READY, self.press)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, Flag, auto
 from typing import Protocol
 
 from renderers import t
@@ -62,6 +62,14 @@ class Press:
         return self.user.lang or "zh"
 
 
+def offered_data(data: str | None, offered: frozenset[str] | None) -> bool:
+    """Whether a press's ``data`` is on the pressed message's own keyboard (``offered``, as
+    Telegram sends it with the press): a press is valid only on the message that carries it
+    — a rules page's button forged on the lobby, a replay step on the game-over picture, an
+    old settings button are stale. None: the keyboard is not known (a direct call)."""
+    return offered is None or (data is not None and data in offered)
+
+
 class Where(Enum):
     """Where a command is answered."""
 
@@ -93,12 +101,23 @@ ChatGuard = Callable[[Press], Answer | None]
 CommandHandler = Callable[[CommandCall], Awaitable[None]]
 
 
+class Menu(Flag):
+    """The command menus Telegram shows a command in (groups', private chats'), in the order
+    the commands are registered."""
+
+    NONE = 0
+    GROUP = auto()
+    PRIVATE = auto()
+    BOTH = GROUP | PRIVATE
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
     handler: CommandHandler
     where: Where
     people_only: bool  # refused to a channel identity or an anonymous admin (they cannot sit)
+    menu: Menu = Menu.NONE
 
 
 class Router:
@@ -152,9 +171,19 @@ class Router:
         where: Where = Where.ANY,
         *,
         people_only: bool = False,
+        menu: Menu = Menu.NONE,
     ) -> None:
+        """``handler`` answers ``/name`` (``where``), shown in the ``menu`` Telegram offers."""
         assert name not in self.commands, name
-        self.commands[name] = Command(name, handler, where, people_only)
+        self.commands[name] = Command(name, handler, where, people_only, menu)
+
+    def menu(self, which: Menu) -> list[str]:
+        """The commands shown in ``which`` menu, in the order registered."""
+        return [c.name for c in self.commands.values() if which in c.menu]
+
+    def _junk(self, user_id: int, lang: str, key: str) -> Answer:
+        """Junk's answer, charged to its presser only (:meth:`Budgets.junk`)."""
+        return Answer(t(lang, key if self.budgets.junk(user_id) else "bot.slow_down"))
 
     # -- dispatching -------------------------------------------------------------------------
     async def press(
@@ -165,16 +194,24 @@ class Router:
         thread_id: int | None,
         members: Members,
         message_id: int | None = None,
+        offered: frozenset[str] | None = None,
     ) -> Answer:
-        """Any button press (of message ``message_id``); the answer is shown as a toast (or
-        alert, or link)."""
+        """Any button press (of message ``message_id``, whose keyboard carries ``offered``:
+        the callback data of its buttons as Telegram sent them with the press; None: not
+        known, a direct call); the answer is shown as a toast (or alert, or link).
+
+        Junk (data that does not decode, or that the pressed message does not carry) is
+        charged to its presser's budget only: the chat's is spent on presses that count."""
         lang = user.lang or "zh"
-        if not self.budgets.spend(user.id, chat_id):
-            return Answer(t(lang, "bot.slow_down"))
         try:
             cb = Callback.decode(data)
         except BadCallback:
-            return Answer(t(lang, "bot.bad_button"))
+            return self._junk(user.id, lang, "bot.bad_button")
+        if not offered_data(data, offered):  # not on the pressed message: forged or stale
+            log.info("a press of data its message does not carry, by user %d", user.id)
+            return self._junk(user.id, lang, "bot.stale")
+        if not self.budgets.spend(user.id, chat_id):
+            return Answer(t(lang, "bot.slow_down"))
         if chat_id is None:  # a message too old for Telegram to show the bot
             return Answer(t(lang, "bot.stale"))
         pins_of(self.tables.sender).seen(chat_id)  # the table kept in sight (bot.pins)

@@ -21,8 +21,8 @@ from . import webhook
 from .app import build_app
 from .environment import Environment
 from .health import Heartbeat, database_problem, heartbeat_path
+from .pacing import Pacing
 from .request import AiohttpRequest
-from .sender import Pacing
 from .storage import SchemaTooNew, StorageError, describe, storage_for
 from .tables import Config
 

@@ -122,7 +122,20 @@ CREATE TABLE deliveries (chat_id INTEGER PRIMARY KEY, owner TEXT, holder TEXT,
 CREATE TABLE pace (name TEXT PRIMARY KEY, next_at REAL NOT NULL) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
+# Version 6: no group can rewrite another's messages (issue 33). Each webhook update handled
+# once across restarts and processes (`updates_seen`: taken when its handling starts, `done`
+# once handled, pruned after a day); a chat's delivery lease carries a fencing token
+# (`generation`, one more at each taking): a process whose lease moved while it was paused never
+# sends after it (bot.coord). Outbox rows are JSON from this version on (bot.stored): rows
+# written before it are not loaded.
+_V6 = """
+CREATE TABLE updates_seen (update_id INTEGER PRIMARY KEY, seen_at REAL NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+CREATE INDEX updates_seen_at ON updates_seen (seen_at);
+ALTER TABLE deliveries ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 
 
 PG_VERSION_TABLE = "gouji_schema"

@@ -10,9 +10,8 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from telegram import (
@@ -35,18 +34,19 @@ from telegram.error import (
 
 from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
 
-from .coord import Lease, PgCoord, Solo
+from .deployment import Deployment, Turn
 from .keyboards import Keyboard
 from .media import send_media
 from .outbox import Out, Slot
-from .pins import DELETE, deliver_act, pins_of
+from .pacing import Pacing
+from .pins import bind_bot, deliver_act, pins_of
+from .queues import ChatQueue, Queues
+from .uploads import Uploads
 from .workers import Workers
 
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 MAX_TRIES = 5
-FILE_IDS_KEPT = 4096  # pictures' file_ids kept in memory (hands repeat within a game)
-INFO_WAITING = 3  # command answers a chat's queue holds at once (a flood of /help drops the rest)
 
 
 def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
@@ -75,94 +75,6 @@ def digest(out: Out) -> bytes:
     return hashlib.blake2b(repr((out.text, out.keyboard)).encode(), digest_size=16).digest()
 
 
-@dataclass(frozen=True)
-class Pacing:
-    """How fast the sender calls Telegram: seconds between two calls to one group and to one
-    private chat, and calls a second over all chats after a first ``burst``. Telegram's
-    limits: about 20 messages a minute in a group, about one a second in a private chat, about
-    30 a second in all (25 a second after a burst of 5 never makes more than 30 in a second)."""
-
-    group_s: float = 3.0
-    private_s: float = 1.0
-    overall_per_s: float = 25.0
-    burst: int = 5
-
-    @staticmethod
-    def telegram() -> Pacing:
-        return Pacing()
-
-    @staticmethod
-    def off() -> Pacing:
-        """No pacing (a local server without limits)."""
-        return Pacing(0.0, 0.0, 0.0)
-
-    def faster(self, factor: float) -> Pacing:
-        """The same pacing on a clock ``factor`` times as fast (tests and demos against a
-        local server whose limits run as fast: ``RateLimits.faster``)."""
-        return Pacing(
-            self.group_s / factor, self.private_s / factor, self.overall_per_s * factor, self.burst
-        )
-
-    def interval(self, chat_id: int) -> float:
-        return self.group_s if chat_id < 0 else self.private_s
-
-
-class Pace:
-    """At most ``per_s`` calls a second over all chats (after a first ``burst``), granted in the
-    order asked; 0: no limit. A chat's worker waits for its turn *before* it takes its next
-    message, so under load the message stays in the chat's queue, where newer content replaces
-    it, and its picture is drawn only when its call can go out: the bot keeps no backlog of
-    calls waiting for Telegram's budget, only each chat's newest content."""
-
-    def __init__(self, per_s: float, burst: int = 5) -> None:
-        self.interval = 1.0 / per_s if per_s > 0 else 0.0
-        self.burst = burst
-        self._next = 0.0  # when the budget is free again, at this pace
-
-    async def turn(self) -> None:
-        if not self.interval:
-            return
-        now = time.monotonic()
-        self._next = max(self._next, now) + self.interval
-        wait = self._next - now - self.burst * self.interval
-        if wait > 0:
-            await asyncio.sleep(wait)
-
-
-class SharedPace(Pace):
-    """:class:`Pace` over all processes of the bot (bot.coord): their calls together stay
-    within the bot's budget."""
-
-    def __init__(self, coord: PgCoord, per_s: float, burst: int = 5) -> None:
-        super().__init__(per_s, burst)
-        self.coord = coord
-
-    async def turn(self) -> None:
-        if not self.interval:
-            return
-        at = await self.coord.pace(self.interval)
-        wait = at - time.time() - self.burst * self.interval
-        if wait > 0:
-            await asyncio.sleep(wait)
-
-
-def slot_key(slot: Slot) -> str:
-    return f"{slot.table}:{slot.kind}:{slot.index}"
-
-
-@dataclass
-class _Chat:
-    # when the last call to this chat went out: at first, when the sender started, as a process
-    # that died a moment ago may have spent the chat's budget (a restart's notice waits a pace)
-    last: float
-    queue: deque[Out] = field(default_factory=deque)
-    worker: asyncio.Task[None] | None = None
-    lease: Lease | None = None  # several processes: this one delivers to the chat now
-    # stored messages queued here already (several processes: read from the outbox, and
-    # posted by this process's own change a moment later)
-    queued: set[int] = field(default_factory=set)
-
-
 class SlotStore(Protocol):
     """Where the message ids of slots are kept (:class:`bot.tables.Tables`)."""
 
@@ -171,257 +83,110 @@ class SlotStore(Protocol):
     async def slot_sent(self, slot: Slot, message_id: int) -> None: ...
 
 
-class UploadStore(Protocol):
-    """Where pictures' file_ids are kept (:class:`bot.storage.Storage`)."""
-
-    async def get_upload(self, digest: str) -> str | None: ...
-
-    async def save_upload(self, digest: str, file_id: str) -> None: ...
-
-
-class _NoUploads:
-    async def get_upload(self, digest: str) -> str | None:
-        return None
-
-    async def save_upload(self, digest: str, file_id: str) -> None:
-        return None
-
-
 class OutboxStore(Protocol):
     """Where the messages stored with their actions wait (:class:`bot.storage.Storage`)."""
 
     async def message_delivered(self, outbox_id: int) -> None: ...
 
 
-class _NoOutbox:
-    async def message_delivered(self, outbox_id: int) -> None:
-        return None
-
-
-class _NoSlots:
-    async def slot_id(self, slot: Slot) -> int | None:
-        return None
-
-    async def slot_sent(self, slot: Slot, message_id: int) -> None:
-        return None
-
-
-async def _ignore(chat_id: int) -> None:
-    return None
-
-
-async def _ignore_move(old: int, new: int) -> None:
-    return None
-
-
 class Sender:
-    """``post`` is instant; a worker per chat sends. :meth:`bind` connects it to the slots'
-    message ids and to what is done when a chat refuses the bot; the parts that post to the
-    sender are built with it, so it is bound to them once they exist."""
+    """Delivers what waits in the chats' queues (:class:`bot.queues.Queues`), a worker a chat,
+    once started. Slots' message ids are kept by ``slots``; a chat answering 403 is reported
+    to ``on_refused`` (a private chat: the player blocked the bot; a group: it left), a group
+    that became a supergroup to ``on_migrated``; pictures' file_ids by ``uploads``; a message
+    from the ``outbox`` leaves it once delivered."""
 
     def __init__(
-        self, bot: Bot, pacing: Pacing | None = None, workers: Workers | None = None
+        self,
+        bot: Bot,
+        queues: Queues,
+        deployment: Deployment,
+        *,
+        slots: SlotStore,
+        uploads: Uploads,
+        outbox: OutboxStore,
+        on_refused: Callable[[int], Awaitable[None]],
+        on_migrated: Callable[[int, int], Awaitable[None]],
+        pacing: Pacing | None = None,
+        workers: Workers | None = None,
     ) -> None:
         self.bot = bot
+        self.queues = queues
+        self.deployment = deployment
+        self.slots = slots
+        self.uploads = uploads
+        self.outbox = outbox
+        self.on_refused = on_refused
+        self.on_migrated = on_migrated
         self.pacing = pacing or Pacing.off()
-        self.started = time.monotonic()
         self.workers = workers or Workers()  # pictures are drawn there
-        self.slots: SlotStore = _NoSlots()
-        self.on_migrated: Callable[[int, int], Awaitable[None]] = _ignore_move
+        self.pace = deployment.pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats
         self._moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
-        self.uploads: UploadStore = _NoUploads()
-        self.outbox: OutboxStore = _NoOutbox()
-        self._file_ids: dict[str, str] = {}  # picture digest → file_id (a cache of uploads)
         self._pictures: dict[Slot, str] = {}  # slot → the digest of the picture it shows
-        self.uploaded_bytes = 0  # pictures uploaded (not sent by file_id): bytes, and how many
-        self.uploads_sent = 0
-        self.on_refused: Callable[[int], Awaitable[None]] = _ignore
-        self.pace = Pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats together
-        self._chats: dict[int, _Chat] = {}
         self._shown: dict[Slot, _Shown] = {}
         self._slot_chat: dict[Slot, int] = {}  # the chat of each slot delivered
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self._delivering = 0  # messages taken from a queue and not yet delivered
         self.calls = 0
         self.errors = 0
-        self.coord: Solo | PgCoord = Solo()
         self.stale = 0  # several processes: older contents another process had replaced
         self._forgetting: set[asyncio.Task[None]] = set()
         self._gone: set[tuple[int, int]] = set()  # (chat, message) deleted by an act
+        bind_bot(queues, bot)  # bot.pins asks Telegram about pin rights with it
+        self._dispatch: asyncio.Task[None] | None = None
 
-    def bind(
-        self,
-        slots: SlotStore,
-        on_refused: Callable[[int], Awaitable[None]],
-        uploads: UploadStore | None = None,
-        on_migrated: Callable[[int, int], Awaitable[None]] | None = None,
-        outbox: OutboxStore | None = None,
-        coord: Solo | PgCoord | None = None,
-    ) -> None:
-        """Slots' message ids are kept by ``slots``; a chat answering 403 is reported to
-        ``on_refused`` (a private chat: the player blocked the bot; a group: it left); the
-        file_ids of uploaded pictures are kept by ``uploads``; a message from the ``outbox``
-        leaves it once delivered."""
-        self.slots = slots
-        self.on_refused = on_refused
-        if uploads is not None:
-            self.uploads = uploads
-        if outbox is not None:
-            self.outbox = outbox
-        if on_migrated is not None:
-            self.on_migrated = on_migrated
-        if isinstance(coord, PgCoord):  # several processes: one budget, one deliverer a chat
-            self.coord = coord
-            self.pace = SharedPace(coord, self.pacing.overall_per_s, self.pacing.burst)
+    def start(self) -> None:
+        """Deliver from now on: a worker for each chat that gets a message."""
+        self._dispatch = asyncio.get_running_loop().create_task(self._dispatching(), name="send")
 
-    # -- posting -------------------------------------------------------------------------------
     def post(self, out: Out) -> None:
-        chat = self._chats.get(out.chat_id)
-        if chat is None:
-            chat = self._chats[out.chat_id] = _Chat(self.started)
-        self._enqueue(chat, out)
-        self._idle.clear()
-        if chat.worker is None or chat.worker.done():
-            chat.worker = asyncio.get_running_loop().create_task(self._run(out.chat_id, chat))
+        self.queues.post(out)
 
-    def _enqueue(self, chat: _Chat, out: Out) -> None:
-        """``out`` in the chat's queue, coalesced with what waits there (a stored message
-        once)."""
-        if out.outbox_id is not None:
-            if out.outbox_id in chat.queued:
-                return
-            chat.queued.add(out.outbox_id)
-            if len(chat.queued) > 4096:
-                chat.queued = set(sorted(chat.queued)[-2048:])
-        if out.info:
-            waiting = [m for m in chat.queue if m.info]
-            if any(m.text == out.text for m in waiting):
-                return  # the same answer is on its way already
-            if len(waiting) >= INFO_WAITING:
-                chat.queue.remove(waiting[0])  # the oldest answer gives way; the game never
-        if out.act:  # bot.pins: a deleted message's waiting contents are moot
-            if out.act == DELETE:
-                for m in [m for m in chat.queue if m.slot == out.slot and not m.act]:
-                    chat.queue.remove(m)
-                    self._replaced(m)
-            chat.queue.append(out)
-        elif out.message_id is not None:  # an edit of a message by its id: the newest content
-            for i, pending in enumerate(chat.queue):
-                if pending.message_id == out.message_id:
-                    chat.queue[i] = out
-                    self._replaced(pending)
-                    break
-            else:
-                chat.queue.append(out)
-        elif out.slot is not None and not out.new:
-            for i, pending in enumerate(chat.queue):
-                # (never across an act waiting on the message: it must see the content before)
-                if pending.slot == out.slot and not any(
-                    m.slot == out.slot and m.act for m in list(chat.queue)[i:]
-                ):
-                    # coalesce: only the newest content of a message (a message about to be
-                    # sent anew takes that content with it)
-                    chat.queue[i] = replace(out, new=pending.new)
-                    self._replaced(pending)
-                    break
-            else:
-                chat.queue.append(out)
-        elif out.slot is not None:  # sent anew: edits still waiting for the old one are moot
-            kept = [m for m in chat.queue if m.slot != out.slot]
-            for m in chat.queue:
-                if m.slot == out.slot:
-                    self._replaced(m)
-            chat.queue.clear()
-            chat.queue.extend(kept)
-            chat.queue.append(out)
-        else:
-            chat.queue.append(out)
-
-    async def _from_outbox(self, chat_id: int, chat: _Chat, coord: PgCoord) -> None:
-        """Several processes, this one delivering to the chat: what waits for it is what the
-        outbox holds for it — stored by any process, in the order stored — then what was
-        posted here while that was read, then this process's messages that are not stored
-        (answers to commands). A stored message posted here before the outbox was read and no
-        longer in it was delivered by another process."""
-        before = {id(out) for out in chat.queue}
-        rows = await coord.chat_outbox(chat_id)
-        read = {oid for oid, _ in rows}
-        waiting = list(chat.queue)
-        chat.queue.clear()
-        chat.queued -= read  # queued again now, from the outbox
-        for outbox_id, data in rows:
-            try:
-                self._enqueue(chat, Out.loads(data, outbox_id))
-            except ValueError as e:
-                log.error("%s: dropped", e)
-                await self._forget(outbox_id)
-        for out in waiting:
-            if out.outbox_id is None or (id(out) not in before and out.outbox_id not in read):
-                self._enqueue(chat, out)
-
-    def _replaced(self, out: Out) -> None:
-        """A waiting message replaced by a newer content: never sent, out of the outbox."""
-        if out.outbox_id is not None:
-            task = asyncio.get_running_loop().create_task(self._forget(out.outbox_id))
-            self._forgetting.add(task)
-            task.add_done_callback(self._forgetting.discard)
+    async def _dispatching(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            chats, moot = await self.queues.woken()
+            for outbox_id in moot:
+                task = loop.create_task(self._forget(outbox_id))
+                self._forgetting.add(task)
+                task.add_done_callback(self._forgetting.discard)
+            for chat_id in chats:
+                chat = self.queues.chats[chat_id]
+                if chat.worker is None or chat.worker.done():
+                    chat.worker = loop.create_task(self._run(chat_id, chat))
 
     async def drain(self, timeout: float = 30.0) -> None:
         """Wait until everything posted so far has been delivered (tests, shutdown)."""
-        await asyncio.wait_for(self._idle.wait(), timeout)
+        await asyncio.wait_for(self.queues.idle.wait(), timeout)
 
     async def close(self) -> None:
-        for chat in self._chats.values():
-            if chat.worker is not None and not chat.worker.done():
-                chat.worker.cancel()
-        await asyncio.gather(
-            *(c.worker for c in self._chats.values() if c.worker is not None),
-            return_exceptions=True,
-        )
+        chats = self.queues.chats.values()
+        tasks = [c.worker for c in chats if c.worker is not None]
+        if self._dispatch is not None:
+            tasks.append(self._dispatch)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def idle(self) -> bool:
         """Everything posted so far has been delivered."""
-        return self._idle.is_set()
+        return self.queues.idle.is_set()
 
     def pending(self) -> int:
-        return sum(len(c.queue) for c in self._chats.values())
+        return self.queues.pending()
 
     # -- delivering ----------------------------------------------------------------------------
-    async def _run(self, chat_id: int, chat: _Chat) -> None:
+    async def _run(self, chat_id: int, chat: ChatQueue) -> None:
         try:
             while chat.queue:
-                if isinstance(self.coord, PgCoord):
-                    await self._lease(chat_id, chat, self.coord)
-                    await self._from_outbox(chat_id, chat, self.coord)
-                try:
-                    await self._send_queue(chat_id, chat)
-                finally:
-                    if chat.lease is not None:
-                        lease, chat.lease = chat.lease, None
-                        lease.last_at = time.time() - (time.monotonic() - chat.last)
-                        assert isinstance(self.coord, PgCoord)
-                        await self.coord.release(lease)
+                async with self.deployment.delivering(chat_id, chat, self._forget) as turn:
+                    if turn.fresh:  # another process may have changed what the chat shows
+                        for slot in [k for k, c in self._slot_chat.items() if c == chat_id]:
+                            self._shown.pop(slot, None)
+                            self._pictures.pop(slot, None)
+                    await self._send_queue(chat_id, chat, turn)
         finally:
-            # idle once no chat has a message waiting or on its way (another chat's worker may
-            # still be delivering the last message it took)
-            if not self._delivering and all(not c.queue for c in self._chats.values()):
-                self._idle.set()
+            self.queues.done()
 
-    async def _lease(self, chat_id: int, chat: _Chat, coord: PgCoord) -> None:
-        """Several processes: wait until this one delivers to the chat (one at a time, so
-        that each message ends with its newest content); the chat's pace goes on from the
-        last call any process made to it."""
-        while (lease := await coord.lease(chat_id)) is None:
-            await asyncio.sleep(0.02)
-        chat.lease = lease
-        chat.last = max(chat.last, time.monotonic() - (time.time() - lease.last_at))
-        if lease.fresh:  # another process may have changed what the chat's messages show
-            for slot in [k for k, c in self._slot_chat.items() if c == chat_id]:
-                self._shown.pop(slot, None)
-                self._pictures.pop(slot, None)
-
-    async def _send_queue(self, chat_id: int, chat: _Chat) -> None:
+    async def _send_queue(self, chat_id: int, chat: ChatQueue, turn: Turn) -> None:
         while chat.queue:
             pace = self.pacing.interval(chat_id)
             if pace > 0:
@@ -432,9 +197,9 @@ class Sender:
             if not chat.queue:
                 break
             out = chat.queue.popleft()
-            self._delivering += 1
+            self.queues.delivering += 1
             try:
-                if self._outdated(chat, out):
+                if turn.outdated(out):
                     self.stale += 1
                 else:
                     await self._deliver(out)
@@ -442,7 +207,7 @@ class Sender:
                 self.errors += 1
                 log.exception("could not deliver to chat %d", chat_id)
             finally:
-                self._delivering -= 1
+                self.queues.delivering -= 1
             chat.last = time.monotonic()
             new_id = self._moved.pop(chat_id, None)
             if new_id is not None:
@@ -453,18 +218,6 @@ class Sender:
                 # A kill during the call itself leaves it there: sent again after the
                 # restart (the one case where a message may arrive twice)
                 await self._forget(out.outbox_id)
-
-    @staticmethod
-    def _outdated(chat: _Chat, out: Out) -> bool:
-        """Several processes: a kept message's content older than what another process put
-        in place (its table's rev) is not sent; a newer one is remembered."""
-        if chat.lease is None or out.slot is None or not out.rev:
-            return False
-        key = slot_key(out.slot)
-        if chat.lease.shown.get(key, 0) > out.rev:
-            return True
-        chat.lease.shown[key] = out.rev
-        return False
 
     async def _forget(self, outbox_id: int) -> None:
         try:
@@ -550,7 +303,7 @@ class Sender:
         kb = markup(out.keyboard)
         if out.photo is not None:
             data = await self.workers.run(out.photo)
-            key, known = await self._known(data)
+            key, known = await self.uploads.known(data)
 
             def send(photo: bytes | str) -> Awaitable[object]:
                 return self.bot.send_photo(
@@ -593,7 +346,7 @@ class Sender:
             if photo_msg and new_picture:
                 assert out.photo is not None
                 data = await self.workers.run(out.photo)
-                key, known = await self._known(data)
+                key, known = await self.uploads.known(data)
                 if shown is not None and shown.photo and self._pictures.get(out.slot) == key:
                     new_picture = False  # drawn anew, the same picture: only the caption
                     if shown.digest == now:
@@ -660,23 +413,6 @@ class Sender:
         except BadRequest as e:  # unchanged, or gone meanwhile
             log.info("a message in chat %d not edited (%s)", out.chat_id, e.message)
 
-    async def _known(self, data: bytes) -> tuple[str, str | None]:
-        """A picture's digest, and the file_id Telegram gave the same bytes before (if any)."""
-        key = hashlib.blake2b(data, digest_size=16).hexdigest()
-        known = self._file_ids.get(key)
-        if known is None:
-            known = await self.uploads.get_upload(key)
-            if known is not None:
-                self._remember(key, known)
-        return key, known
-
-    def _remember(self, key: str, file_id: str) -> None:
-        """Keep a file_id in memory (the newest :data:`FILE_IDS_KEPT`; storage has them all)."""
-        self._file_ids.pop(key, None)
-        self._file_ids[key] = file_id
-        if len(self._file_ids) > FILE_IDS_KEPT:
-            del self._file_ids[next(iter(self._file_ids))]
-
     async def _with_upload(
         self,
         chat_id: int,
@@ -695,14 +431,11 @@ class Sender:
                 if "file" not in e.message.lower():
                     raise
                 log.info("a cached picture was refused (%s): uploading it", e.message)
-                self._file_ids.pop(key, None)
-        self.uploaded_bytes += len(data)
-        self.uploads_sent += 1
+                self.uploads.refused(key)
+        self.uploads.uploading(data)
         result = await self._call(chat_id, lambda: call(data), once=once)
         if isinstance(result, Message) and result.photo:
-            file_id = result.photo[-1].file_id
-            self._remember(key, file_id)
-            await self.uploads.save_upload(key, file_id)
+            await self.uploads.uploaded(key, result.photo[-1].file_id)
         return result
 
     async def _call(

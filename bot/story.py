@@ -31,7 +31,7 @@ from .buttons import Callback, Kind, StoryOp
 from .keyboards import Button, Keyboard
 from .model import TableStatus
 from .outbox import Answer, Media, MediaKind, Out
-from .router import CommandCall, Press, Router, Where
+from .router import CommandCall, Menu, Press, Router, Where
 from .story_storage import GameKey, StoredGame, StoryStore
 from .tables import Tables, UserInfo
 from .workers import Workers
@@ -82,12 +82,12 @@ class Story:
         self.store = store
 
     def register(self, router: Router) -> None:
-        router.command("history", self._cmd_history, Where.GROUP)
-        router.command("match", self._cmd_match, Where.GROUP)
-        router.command("stats", self._cmd_stats, Where.GROUP)
-        router.command("top", self._cmd_top, Where.GROUP)
-        router.command("replay", self._cmd_replay, Where.GROUP)
-        router.command("record", self._cmd_record, Where.GROUP)
+        router.command("history", self._cmd_history, Where.GROUP, menu=Menu.GROUP)
+        router.command("match", self._cmd_match, Where.GROUP, menu=Menu.GROUP)
+        router.command("stats", self._cmd_stats, Where.GROUP, menu=Menu.GROUP)
+        router.command("top", self._cmd_top, Where.GROUP, menu=Menu.GROUP)
+        router.command("replay", self._cmd_replay, Where.GROUP, menu=Menu.GROUP)
+        router.command("record", self._cmd_record, Where.GROUP, menu=Menu.GROUP)
         router.chat_guard(Kind.STORY, self.guard)
         router.on_chat(Kind.STORY, StoryOp.OLDER, self._page)
         router.on_chat(Kind.STORY, StoryOp.NEWER, self._page)
@@ -139,7 +139,10 @@ class Story:
         self.sender.post(await self.history_out(c.chat_id, c.thread_id))
 
     async def _page(self, p: Press) -> Answer:
-        key = game_of(p.cb.table)
+        edge = await self._game(p)  # another chat's game answers as a missing one does
+        if isinstance(edge, Answer):
+            return edge
+        key = edge.key
         older = p.cb.op == StoryOp.OLDER
         out = await self.history_out(
             p.chat_id, p.thread_id, before=key if older else None, after=None if older else key

@@ -238,15 +238,17 @@ class StoryStore:
         cond, args, order = "", [chat_id], "DESC"
         edge = before or after
         if edge is not None:
-            at = await self.storage._first(
-                "SELECT finished_at FROM game_facts WHERE table_id = ? AND number = ? LIMIT 1",
-                (edge.table_id, edge.number),
+            at = await self.storage._first(  # the edge only among this chat's games
+                "SELECT finished_at FROM game_facts"
+                " WHERE chat_id = ? AND table_id = ? AND number = ? LIMIT 1",
+                (chat_id, edge.table_id, edge.number),
             )
-            if at is not None:
-                cmp = "<" if before is not None else ">"
-                cond = f" AND (finished_at, table_id, number) {cmp} (?, ?, ?)"
-                args += [at[0], edge.table_id, edge.number]
-                order = "DESC" if before is not None else "ASC"
+            if at is None:  # another chat's game, or none: nothing about it
+                return []
+            cmp = "<" if before is not None else ">"
+            cond = f" AND (finished_at, table_id, number) {cmp} (?, ?, ?)"
+            args += [at[0], edge.table_id, edge.number]
+            order = "DESC" if before is not None else "ASC"
         keys = await self.storage._rows(
             "SELECT DISTINCT finished_at, table_id, number FROM game_facts WHERE chat_id = ?"
             f"{cond} ORDER BY finished_at {order}, table_id {order}, number {order} LIMIT ?",

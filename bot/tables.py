@@ -9,16 +9,14 @@ of a table happens under its lock and is **stored before anything about it is se
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import itertools
 import logging
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, replace
-from typing import Any, Protocol, assert_never
+from dataclasses import dataclass
+from typing import Protocol, assert_never
 
-from engine.actions import IllegalAction
 from engine.events import Event
 from engine.match import Match
 from engine.matchrecord import FORMAT, BadMatchRecord, parse_entry
@@ -27,11 +25,12 @@ from renderers import t
 from . import storage as S
 from .budget import CHAT, USER, Rate
 from .buttons import b36
-from .coord import PgCoord, Solo
+from .deployment import Deployment
 from .model import ChatSettings, TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
 from .table import Table
-from .timers import Job, StoredTimers
+from .tenure import Poster, TenurePoster
+from .timers import Job
 
 log = logging.getLogger("gouji.tables")
 TIMERS = ("step", "remind", "countdown", "ready")  # the named timers of a table (``timer_name``)
@@ -65,12 +64,6 @@ class Config:
     review_budget_s: float | None = 60.0  # the 复盘's work per game (bot.game_end); None: off
 
 
-class Poster(Protocol):
-    """Where messages go (the sender; a list in unit tests)."""
-
-    def post(self, out: Out) -> None: ...
-
-
 class Scheduler(Protocol):
     """Named one-shot timers (:class:`bot.timers.LoopTimers`)."""
 
@@ -90,26 +83,6 @@ class Scheduler(Protocol):
         """Timers set and cancelled so far are stored (several processes; else nothing)."""
 
 
-# the messages posted during a table's tenure (several processes: sent once it is stored)
-_TENURE: ContextVar[list[Out] | None] = ContextVar("tenure", default=None)
-
-
-class TenurePoster:
-    """The parts' sender. With several processes, what a part posts while it holds a table
-    (:meth:`Tables.locked`) waits for the tenure's end: then the table is stored, and each
-    message is stamped with the table's rev (an older edit never overwrites a newer one)."""
-
-    def __init__(self, sender: Poster) -> None:
-        self.sender = sender
-
-    def post(self, out: Out) -> None:
-        held = _TENURE.get()
-        if held is not None:
-            held.append(out)
-        else:
-            self.sender.post(out)
-
-
 def timer_name(kind: str, table_id: int) -> str:
     assert kind in TIMERS
     return f"{kind}:{table_id}"
@@ -122,19 +95,21 @@ class Tables:
         self,
         storage: S.Storage,
         sender: Poster,
-        timers: Scheduler,
+        deployment: Deployment,
         cfg: Config,
-        coord: Solo | PgCoord | None = None,
+        username: Callable[[], str] | None = None,
     ):
         self.storage = storage
-        self.raw_sender = sender
+        self.poster = sender  # past the tenure (bot.tenure)
         self.sender = TenurePoster(sender)
-        self.timers = timers
+        self.deployment = deployment
+        self.timers: Scheduler = deployment.timers
         self.cfg = cfg
-        self.coord: Solo | PgCoord = coord or Solo()
-        # several processes: what shows a table again that a dead process left unsettled
-        # (bot.compose: as after a restart)
-        self.unsettled: Callable[[Table], None] = lambda table: None
+        self.username = username or (lambda: cfg.bot_username)
+        self._seeds = itertools.count(cfg.seed) if cfg.seed is not None else None
+        # what shows a table again as after a restart, by its status (each part registers its
+        # own: bot.lobby, bot.play)
+        self._resumers: dict[TableStatus, Callable[[Table], None]] = {}
         self.by_id: dict[int, Table] = {}
         self.where: dict[tuple[int, int | None], int] = {}  # (chat, topic) → table id
         # a chat's lock lives while someone holds or awaits it: the map does not grow with
@@ -142,6 +117,17 @@ class Tables:
         self._chat_locks: weakref.WeakValueDictionary[tuple[int, int | None], asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
+
+    def on_resume(self, status: TableStatus, show: Callable[[Table], None]) -> None:
+        """Tables of ``status`` are shown again (after a restart, or a process that died
+        halfway through a change) by ``show``."""
+        self._resumers[status] = show
+
+    def resume(self, table: Table) -> None:
+        """The table shown again, as after a restart."""
+        show = self._resumers.get(table.status)
+        if show is not None:
+            show(table)
 
     # -- finding tables ----------------------------------------------------------------------
     def get(self, table_id: int) -> Table | None:
@@ -156,129 +142,20 @@ class Tables:
 
     async def find(self, table_id: int) -> Table | None:
         """A table by id: in memory, or (several processes) as another process stored it."""
-        table = self.by_id.get(table_id)
-        if table is not None or not self.coord.shared:
-            return table
-        row = await self.storage.load_table(table_id)
-        if row is None or row.status not in (*S.ACTIVE, TableStatus.OVER):
-            return None
-        return await self._adopt(row)
+        return await self.deployment.find(self, table_id)
 
     async def find_at(self, chat_id: int, thread_id: int | None) -> Table | None:
         """The (chat, topic)'s open table: in memory, or (several processes) as stored — one
         opened, closed or ended by another process is seen here."""
-        if not self.coord.shared:
-            return self.at(chat_id, thread_id)
-        row = await self.storage.table_for_chat(chat_id, thread_id)
-        if row is None:
-            table = self.at(chat_id, thread_id)
-            if table is not None and table.status in S.ACTIVE:  # ended or closed elsewhere
-                self.where.pop((chat_id, thread_id), None)
-                self.by_id.pop(table.id, None)
-            return None
-        assert row.table_id is not None
-        known = self.by_id.get(row.table_id)
-        return known if known is not None else await self._adopt(row)
-
-    async def _adopt(self, row: S.TableRow) -> Table | None:
-        try:
-            table = await self.load(row)
-        except (BadMatchRecord, ValueError) as e:
-            log.error("table %s does not load here (%s)", row.table_id, type(e).__name__)
-            return None
-        known = self.by_id.get(table.id)
-        if known is not None:  # loaded meanwhile by another update
-            return known
-        self.add(table)
-        return table
+        return await self.deployment.find_at(self, chat_id, thread_id)
 
     @asynccontextmanager
     async def locked(self, table: Table) -> AsyncIterator[Table]:
-        """The table, changed by this task alone until the block ends. With several processes
-        also by this process alone (bot.coord), brought up to date with what the others stored
-        first. A change is stored as it is made (the table unsettled meanwhile); at the end,
-        in one transaction, the table settled with the messages the change caused (the outbox:
-        if this process dies before delivering them, another does) and the timers it set;
-        then the messages are sent. A table found unsettled (a process died halfway) is shown
-        again first, as after a restart."""
-        async with table.lock:
-            if not self.coord.shared:
-                yield table
-                return
-            assert isinstance(self.coord, PgCoord)
-            async with self.coord.table_lock(table.id) as stored:
-                if stored is not None and stored[0] != table.rev:
-                    await self.catch_up(table)
-                posted: list[Out] = []
-                table.saved_mem = before = table.mem()
-                table.changes = 0
-                token = _TENURE.set(posted)
-                try:
-                    if stored is not None and not stored[1]:
-                        self.unsettled(table)  # what the process that died did not show
-                    yield table
-                finally:
-                    _TENURE.reset(token)
-                changed = table.changes or table.mem() != before
-                if changed or posted:
-                    await self._settle(table, posted)
-                else:
-                    await self.timers.flush()
-
-    async def _settle(self, table: Table, posted: list[Out]) -> None:
-        """The end of a change: the table settled with its messages and timers, then sent."""
-        rev = table.rev + 1  # the settling save's
-        outs = [replace(out, rev=rev) for out in posted]
-        new = [o for o in outs if o.outbox_id is None]
-
-        async def timers(tx: object) -> None:
-            assert isinstance(self.coord, PgCoord)
-            coord = self.coord
-
-            async def store(
-                puts: list[tuple[str, int, str, dict[str, object], float]], drops: list[str]
-            ) -> None:
-                await coord.write_timers(tx, puts, drops)
-
-            if isinstance(self.timers, StoredTimers):
-                await self.timers.write(store)
-
-        ids = await self.save(
-            table, outbox=[(o.chat_id, o.dumps()) for o in new], settle=True, also=timers
-        )
-        stored = dict(zip(map(id, new), ids, strict=True))
-        for out in outs:
-            oid = stored.get(id(out))
-            self.raw_sender.post(out if oid is None else replace(out, outbox_id=oid))
-
-    async def catch_up(self, table: Table) -> None:
-        """The table as another process stored it last (its copy here is older)."""
-        row = await self.storage.load_table(table.id)
-        if row is None:
-            return
-        m = table.match
-        if m is not None and row.mem is not None and row.version >= table.version:
-            # the usual case: the actions since this copy's, replayed on it (a whole replay
-            # costs a game's worth of them)
-            try:
-                new = await self.storage.load_actions(table.id, table.version)
-                m.replay_into([parse_entry(e) for e in new])
-                table.take_mem(row.mem)
-            except (BadMatchRecord, IllegalAction, ValueError) as e:
-                log.warning("table %d: caught up by a whole replay (%s)", table.id, e)
-            if m.version == row.version:
-                st = TableState.from_json(row.state)
-                lv = row.state.get("lobby_ver")
-                table.st, table.status, table.version = st, TableStatus(row.status), m.version
-                table.lobby_ver = lv if isinstance(lv, int) else 0
-                table.rev = row.rev
-                return
-        fresh = await self.load(row)
-        for f in dataclasses.fields(Table):
-            if f.name not in ("id", "lock"):
-                setattr(table, f.name, getattr(fresh, f.name))
-        if (table.chat_id, table.thread_id) not in self.where and table.status in S.ACTIVE:
-            self.add(table)
+        """The table, changed by this task alone until the block ends (several processes: by
+        this process alone, brought up to date first, and stored with the messages the change
+        caused at its end: bot.deployment)."""
+        async with table.lock, self.deployment.hold(self, table):
+            yield table
 
     def chat_lock(self, chat_id: int, thread_id: int | None) -> asyncio.Lock:
         """The lock of a (chat, topic): held while its table is opened or closed."""
@@ -288,13 +165,14 @@ class Tables:
         self.by_id[table.id] = table
         self.where[(table.chat_id, table.thread_id)] = table.id
 
+    def drop(self, table: Table) -> None:
+        """Forgotten here (ended or closed)."""
+        self.where.pop((table.chat_id, table.thread_id), None)
+        self.by_id.pop(table.id, None)
+
     def next_seed(self) -> int | None:
         """The seed of the next new table's match (tests, demos), or None (the OS's)."""
-        if self.cfg.seed is None:
-            return None
-        seed = self.cfg.seed
-        self.cfg = replace(self.cfg, seed=seed + 1)
-        return seed
+        return next(self._seeds) if self._seeds is not None else None
 
     # -- chats and users ---------------------------------------------------------------------
     async def chat_settings(self, chat_id: int) -> ChatSettings:
@@ -327,7 +205,7 @@ class Tables:
 
     def deep_link(self, table_id: int, seat: int | None = None) -> str:
         payload = f"j{b36(table_id)}" + (f"s{seat}" if seat is not None else "")
-        return f"https://t.me/{self.cfg.bot_username}?start={payload}"
+        return f"https://t.me/{self.username()}?start={payload}"
 
     def reply(self, chat_id: int, thread_id: int | None, text: str) -> None:
         """A command's answer, in order with the chat's other messages (informational: under a
@@ -355,24 +233,10 @@ class Tables:
         table: Table,
         entries: list[str] | None = None,
         outbox: Sequence[bytes | tuple[int, bytes]] = (),
-        *,
-        settle: bool = False,
-        also: Callable[[Any], Awaitable[None]] | None = None,
     ) -> list[int]:
         """Store the table (and the match's new log entries, and the messages they caused in
-        the outbox: their ids). The caller holds its lock (:meth:`locked`). With several
-        processes the stored rev must be the table's (it is, under the lock)."""
-        row = self.row(table)
-        if not self.coord.shared:
-            return await self.storage.save_table(row, entries or [], outbox)
-        row.mem = table.saved_mem = table.mem()
-        row.settled = settle  # a change's own saves leave it unsettled until its end
-        ids = await self.storage.save_table(
-            row, entries or [], outbox, expect_rev=table.rev, also=also
-        )
-        table.rev = row.rev
-        table.changes += 1
-        return ids
+        the outbox: their ids). The caller holds its lock (:meth:`locked`)."""
+        return await self.deployment.save(table, self.row(table), entries or [], outbox)
 
     async def load(self, row: S.TableRow) -> Table:
         """A stored table as it was: its match rebuilt from its actions (BadMatchRecord,
@@ -395,7 +259,7 @@ class Tables:
             }
             table.match = Match.restore(doc, events)
             table.version = table.match.version
-            if row.mem is not None and self.coord.shared:
+            if row.mem is not None:  # several processes
                 table.take_mem(row.mem)  # as the process that stored it had it
             else:
                 finished, _ = table.feed(events)  # the transcript again; its cheers were said
@@ -461,10 +325,8 @@ class Tables:
         table = await self.find(slot.table)
         if table is None:
             return None
-        if self.coord.shared:
-            async with self.locked(table):
-                return self._slot_id(table, slot)
-        return self._slot_id(table, slot)
+        async with self.deployment.current(self, table):
+            return self._slot_id(table, slot)
 
     @staticmethod
     def _slot_id(table: Table, slot: Slot) -> int | None:
@@ -523,8 +385,7 @@ class Tables:
             await self.save(table)
             for kind in TIMERS:
                 self.timers.cancel(timer_name(kind, table.id))
-        self.where.pop((table.chat_id, table.thread_id), None)
-        self.by_id.pop(table.id, None)
+        self.drop(table)
 
     async def chat_migrated(self, old: int, new: int) -> None:
         """A group became a supergroup: its tables, settings and games move to the new id."""

@@ -16,18 +16,35 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
 
-from .compose import Parts
+from . import storage as S
 from .coord import PgCoord
 from .outbox import Out
+from .table import Table
+from .tenure import Poster
 
 log = logging.getLogger("gouji.takeover")
 EVERY_S = 1.0
 
 
+class Tables(Protocol):
+    """What the takeover needs of the table registry (:class:`bot.tables.Tables`)."""
+
+    storage: S.Storage
+    poster: Poster  # the sender's queues, past the tenure
+
+    def get(self, table_id: int) -> Table | None: ...
+
+    async def find(self, table_id: int) -> Table | None: ...
+
+    def locked(self, table: Table) -> AbstractAsyncContextManager[Table]: ...
+
+
 class Takeover:
-    def __init__(self, parts: Parts, coord: PgCoord) -> None:
-        self.parts = parts
+    def __init__(self, tables: Tables, coord: PgCoord) -> None:
+        self.tables = tables
         self.coord = coord
         self.tables_resumed = 0
         self.messages_adopted = 0
@@ -52,13 +69,13 @@ class Takeover:
 
     async def once(self) -> None:
         """One look for what dead processes left."""
-        sender = self.parts.tables.raw_sender
+        sender = self.tables.poster
         for outbox_id, data in await self.coord.adopt_outbox():
             try:
                 out = Out.loads(data, outbox_id)
             except ValueError as e:
                 log.error("%s: dropped", e)
-                await self.parts.tables.storage.message_delivered(outbox_id)
+                await self.tables.storage.message_delivered(outbox_id)
                 continue
             self.messages_adopted += 1
             sender.post(out)
@@ -67,13 +84,13 @@ class Takeover:
         # tables opened by the others, known here too (a player's /hand finds them)
         now = time.time()
         for table_id, _ in await self.coord.changed_since(self._seen_at - EVERY_S):
-            if self.parts.tables.get(table_id) is None:
-                await self.parts.tables.find(table_id)
+            if self.tables.get(table_id) is None:
+                await self.tables.find(table_id)
         self._seen_at = now
 
     async def _resume(self, table_id: int) -> None:
-        """Held, an unsettled table is shown again (bot.tables.Tables.locked)."""
-        tables = self.parts.tables
+        """Held, an unsettled table is shown again (bot.deployment.Shared.hold)."""
+        tables = self.tables
         table = await tables.find(table_id)
         if table is None:
             return

@@ -36,6 +36,8 @@ class Job:
 
 
 Runner = Callable[[Job], Awaitable[None]]
+# timers set (name, table, kind, args, due) and cancelled (names), put somewhere
+Store = Callable[[list[tuple[str, int, str, dict[str, Any], float]], list[str]], Awaitable[None]]
 
 
 class LoopTimers:
@@ -58,6 +60,12 @@ class LoopTimers:
 
     async def flush(self) -> None:
         """Nothing to store: this process's timers are its own."""
+
+    async def write(self, store: Store) -> None:
+        """Nothing to store (:meth:`StoredTimers.write`)."""
+
+    def start(self) -> None:
+        """Nothing to claim: the event loop fires this process's timers."""
 
     def schedule(
         self,
@@ -170,12 +178,7 @@ class StoredTimers(LoopTimers):
     async def flush(self) -> None:
         await self.write(self.coord.put_timers)
 
-    async def write(
-        self,
-        store: Callable[
-            [list[tuple[str, int, str, dict[str, Any], float]], list[str]], Awaitable[None]
-        ],
-    ) -> None:
+    async def write(self, store: Store) -> None:
         """The timers set and cancelled so far, given to ``store`` (put in the database, or in
         a table's save: :meth:`bot.coord.PgCoord.write_timers`); kept for the next try if it
         fails."""

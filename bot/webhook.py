@@ -2,8 +2,8 @@
 update here. An update is answered once it has been handled, not when it arrives (PTB's own
 webhook server answers at once and handles later): a process killed while handling it never
 answers, so Telegram — or the proxy, trying the next process — delivers it again, and the
-update is not lost. Handled twice is harmless: a press counts at its table's version only, and
-the version moved on if the first try was stored.
+update is not lost. Each ``update_id`` is handled once (:mod:`bot.seen`: stored, across
+restarts and processes); a body that is not an update is answered 400.
 
 Every request must carry the secret token (``X-Telegram-Bot-Api-Secret-Token``); anything else
 is refused before it is read.
@@ -21,12 +21,34 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 from telegram import Update
 
+from .seen import Seen, UpdateLog, update_log
+
 if TYPE_CHECKING:
     from .app import GoujiApp
 
 log = logging.getLogger("gouji.webhook")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 MAX_BODY = 1 << 20  # an update is a few kB; Telegram's largest are far below this
+
+
+def parse_update(body: bytes, app: GoujiApp) -> Update | None:
+    """The update a webhook body carries, or None for anything else (the answer is 400, never
+    a traceback): not JSON, nested beyond reason, not an object, no integer ``update_id``,
+    or an object Telegram's types do not read."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    update_id = data.get("update_id")
+    if not isinstance(update_id, int) or isinstance(update_id, bool) or update_id < 0:
+        return None
+    try:
+        return Update.de_json(data, app.bot)
+    except Exception:  # a malformed part (a field of the wrong type)
+        log.info("a webhook body that is not an update was refused")
+        return None
 
 
 class WebhookServer:
@@ -39,6 +61,9 @@ class WebhookServer:
         self.listen = listen
         self.port = port
         self.handled = 0
+        self.repeated = 0  # updates delivered again after they were handled
+        rt = app.bot_data.rt
+        self.seen: UpdateLog = update_log(rt.storage if rt is not None else None)
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
@@ -60,15 +85,22 @@ class WebhookServer:
         if not hmac.compare_digest(given, self.secret):
             log.warning("a webhook request without the secret token was refused")
             return web.Response(status=403)
-        try:
-            data = json.loads(await request.read())
-            update = Update.de_json(data, self.app.bot)
-        except (ValueError, TypeError, KeyError):
-            return web.Response(status=400)
+        update = parse_update(await request.read(), self.app)
         if update is None:
             return web.Response(status=400)
+        seen = await self.seen.claim(update.update_id)
+        if seen == Seen.DONE:  # delivered again: handled already
+            self.repeated += 1
+            return web.Response(status=200)
+        if seen == Seen.BUSY:  # being handled by another process (or request): later
+            return web.Response(status=503)
         processor = self.app.update_processor
-        await processor.process_update(update, self.app.process_update(update))
+        try:
+            await processor.process_update(update, self.app.process_update(update))
+        except BaseException:
+            await self.seen.release(update.update_id)
+            raise
+        await self.seen.done(update.update_id)
         self.handled += 1
         return web.Response(status=200)
 

@@ -1,4 +1,5 @@
-"""``python -m engine replay FILE|-`` (RECORDS.md) and ``python -m engine bench``."""
+"""``python -m engine replay FILE|-`` (RECORDS.md), ``python -m engine bench``, ``arena`` and
+``review-bench`` (the 复盘's CPU and agreement, :mod:`engine.ai.review_bench`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,12 @@ def main(argv: list[str] | None = None) -> int:
     bp.add_argument("--games", type=int, default=300)
     bp.add_argument("--seed", type=int, default=1)
     bp.add_argument("--preset", default="standard")
+    bp.add_argument(
+        "--against",
+        metavar="PATH",
+        help="also measure the engine of another checkout (a worktree of an older commit)",
+    )
+    bp.add_argument("--rounds", type=int, default=5, help="with --against: interleaved rounds")
     ap = sub.add_parser("arena", help="AI level against AI level (team A vs team B)")
     ap.add_argument("--a", default="normal", help="level of team A (seats 0, 2, 4)")
     ap.add_argument("--b", default="easy", help="level of team B (seats 1, 3, 5)")
@@ -29,6 +36,18 @@ def main(argv: list[str] | None = None) -> int:
         "--samples", type=int, default=None, help="hard level: fixed deals per decision (no clock)"
     )
     ap.add_argument("--progress", action="store_true", help="show a progress line on stderr")
+    rb = sub.add_parser(
+        "review-bench", help="the 复盘 of seeded games: CPU a game, agreement with a reference"
+    )
+    rb.add_argument("--games", type=int, default=20)
+    rb.add_argument("--seed", type=int, default=1)
+    rb.add_argument("--preset", default="standard")
+    rb.add_argument("--budget-s", type=float, default=60.0, help="each review's work cap")
+    rb.add_argument("--make-reference", action="store_true", help="write the reference file")
+    rb.add_argument("--reference", default=None, help="the reference file (data/…)")
+    rb.add_argument("--samples", type=int, default=None, help="rollouts per action at most")
+    rb.add_argument("--stability", action="store_true", help="each game again, another seed")
+    rb.add_argument("--resample", action="store_true", help="each game again, other rollouts")
     args = parser.parse_args(argv)
     if args.command == "replay":
         from .record import replay_text
@@ -47,8 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, ensure_ascii=False, indent=1))
         return status
     if args.command == "bench":
-        from .bench import run
+        from .bench import compare, run
 
+        if args.against:
+            return compare(args.against, args.rounds, args.games, args.seed, args.preset)
         return run(args.games, args.seed, args.preset)
     if args.command == "arena":
         from .arena import run_arena
@@ -63,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
             args.samples,
             args.progress or None,
         )
+    if args.command == "review-bench":
+        from .ai.review_bench import main as review_bench
+
+        return review_bench(args)
     return 2
 
 

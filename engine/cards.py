@@ -67,7 +67,12 @@ def fmt(counts: Sequence[int]) -> str:
 
 
 def contains(hand: Sequence[int], part: Sequence[int]) -> bool:
-    return all(h >= p for h, p in zip(hand, part, strict=True))
+    for h, p in zip(hand, part):  # noqa: B905 (the lengths are checked after, as strict would)
+        if h < p:
+            return False
+    if len(hand) != len(part):
+        raise ValueError("counts of different lengths")
+    return True
 
 
 def minus(hand: Sequence[int], part: Sequence[int]) -> Counts:

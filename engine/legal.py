@@ -11,12 +11,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .actions import Action
-from .cards import BIG, NRANKS, RANK_CHARS, SMALL, THREE, TWO, Counts
+from .cards import BIG, DECK_COUNTS, NRANKS, RANK_CHARS, SMALL, THREE, TWO, Counts
 from .plays import Play, Shape, as_play, play_of
 from .vocab import Ask
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Legal:
     """What a seat may do now, whatever the phase (``Match.choices``). In the play: ``plays``
     are concrete plays to offer (for an answer: every distinct beating play; for a lead: a
@@ -31,6 +31,28 @@ class Legal:
     can_yield: bool
     any_lead: bool
     options: tuple[Action, ...] = ()
+
+    def __init__(
+        self,
+        seat: int,
+        ask: Ask | None,
+        plays: tuple[Play, ...],
+        can_pass: bool,
+        can_yield: bool,
+        any_lead: bool,
+        options: tuple[Action, ...] = (),
+    ) -> None:
+        # the dataclass's own __init__, without a frozen object.__setattr__ per field (one
+        # Legal is made per decision: hot in random games and a search's rollouts)
+        self.__dict__.update(
+            seat=seat,
+            ask=ask,
+            plays=plays,
+            can_pass=can_pass,
+            can_yield=can_yield,
+            any_lead=any_lead,
+            options=options,
+        )
 
     def groups(self) -> dict[str, list[Play]]:
         """Plays keyed by the notation character of their body rank ("J", "2") or "S"/"B"
@@ -87,36 +109,85 @@ def _beating_shapes(
                 yield big, small, TWO, 0, rest
 
 
+_SHAPED: dict[tuple[int, int, int, int, int], Play] = {}
+
+
+def _shaped(key: tuple[int, int, int, int, int]) -> Play:
+    """The shared play of (big, small, base, plain, twos); such keys are few (a few thousand)."""
+    p = _SHAPED.get(key)
+    if p is None:
+        p = _SHAPED[key] = play_of(_counts(*key))
+    return p
+
+
+def _ordinary_plays(hand: Sequence[int], q: Shape) -> list[Play]:
+    """The plays of :func:`_beating_shapes` (``no_big`` false), in its order, each distinct."""
+    out: list[Play] = []
+    n = q.size
+    if q.big or n == 0:
+        return out
+    get = _SHAPED.get
+    twos = hand[TWO]
+    lo = q.base + 1 if q.base >= THREE else THREE + 1
+    bases = [(b, hand[b]) for b in range(lo, TWO) if hand[b]]
+    two_ok = q.base < TWO
+    hand_small = hand[SMALL]
+    for big in range(q.small, min(n, hand[BIG]) + 1):
+        for small in range(min(n - big, hand_small) + 1):
+            rest = n - big - small
+            if rest == 0:
+                key: tuple[int, int, int, int, int] = (big, small, -1, 0, 0)
+                out.append(get(key) or _shaped(key))
+                continue
+            least = rest - twos if rest - twos > 1 else 1
+            for base, have in bases:
+                for plain in range(least, (have if have < rest else rest) + 1):
+                    key = (big, small, base, plain, rest - plain)
+                    out.append(get(key) or _shaped(key))
+            if two_ok and twos >= rest:
+                key = (big, small, TWO, 0, rest)
+                out.append(get(key) or _shaped(key))
+    return out
+
+
 def beating_plays(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> list[Play]:
     """Every distinct play in ``hand`` that beats ``top`` (§3, with §13 kill_big_joker)."""
     q = top.shape
+    if not (kill_big_joker and q.big == 1):
+        # each (big, small, base, plain, twos) is a different set of cards: nothing repeats
+        return _ordinary_plays(hand, q)
+    # A top with a big joker has no ordinary answer, only 二杀一 (two B in the place of the
+    # one B) and 三杀一 (three S and no B), the rest beating the rest.
     found: dict[Counts, None] = {}
-    for big, small, base, plain, twos in _beating_shapes(hand, q):
-        found[_counts(big, small, base, plain, twos)] = None
-    if kill_big_joker and q.big == 1:
-        rest_q = Shape(0, q.small, q.base, q.body)
-        # 二杀一: two B in the place of the one B; 三杀一: three S and no B — the rest beating
-        # the rest.
-        for killer, n, no_big in ((BIG, 2, False), (SMALL, 3, True)):
-            if hand[killer] < n:
-                continue
-            h = list(hand)
-            h[killer] -= n
-            for shape in _rests(h, rest_q, no_big=no_big):
-                c = list(_counts(*shape))
-                c[killer] += n
-                found[tuple(c)] = None
+    rest_q = Shape(0, q.small, q.base, q.body)
+    for killer, n, no_big in ((BIG, 2, False), (SMALL, 3, True)):
+        if hand[killer] < n:
+            continue
+        h = list(hand)
+        h[killer] -= n
+        for shape in _rests(h, rest_q, no_big=no_big):
+            c = list(_counts(*shape))
+            c[killer] += n
+            found[tuple(c)] = None
     return [play_of(c) for c in found]
 
 
-_ANSWERS: dict[tuple[Counts, Play, bool], tuple[Play, ...]] = {}
+_ANSWERS: dict[tuple[object, ...], tuple[Play, ...]] = {}
 _ANSWERS_LIMIT = 20_000  # a few MB; the table is only ever cleared
 
 
 def answers(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> tuple[Play, ...]:
-    """:func:`beating_plays` as a shared tuple, remembered by hand and top: a search's rollouts
-    meet the same hands answering the same tops again and again (a third of the time)."""
-    key = (tuple(hand), top, kill_big_joker)
+    """:func:`beating_plays` as a shared tuple, remembered by top and what of the hand can
+    answer it: the ranks above the top's body, each count capped at the top's size (more cards
+    of a rank make no other answer). A search's rollouts, and random games, meet the same
+    again and again."""
+    q = top.shape
+    key: tuple[object, ...]
+    if kill_big_joker and q.big == 1:
+        key = (top, -1, *hand)  # (-1: no capped count; the whole hand matters)
+    else:
+        n = q.size
+        key = (top, *[h if h < n else n for h in hand[q.base + 1 if q.base >= 0 else 1 :]])
     found = _ANSWERS.get(key)
     if found is None:
         if len(_ANSWERS) >= _ANSWERS_LIMIT:
@@ -163,34 +234,47 @@ def _beats_ordinarily(hand: Sequence[int], q: Shape) -> bool:
     return False
 
 
+def _groups(joker: int) -> tuple[tuple[tuple[Play, ...], ...], ...]:
+    """By rank r and count h: the leads of one to h cards of rank r (with one ``joker`` added
+    to each lead of a rank other than the jokers, when ``joker`` is one)."""
+    table: list[tuple[tuple[Play, ...], ...]] = []
+    for r in range(NRANKS):
+        leads: list[Play] = []
+        upto: list[tuple[Play, ...]] = [()]
+        for n in range(1, DECK_COUNTS[r] + 1):
+            c = list(_EMPTY)
+            c[r] = n
+            if joker >= 0 and r not in (SMALL, BIG):
+                c[joker] += 1
+            leads.append(play_of(tuple(c)))
+            upto.append(tuple(leads))
+        table.append(tuple(upto))
+    return tuple(table)
+
+
+_LEADS = _groups(-1)
+_LEADS_WITH = {BIG: _groups(BIG), SMALL: _groups(SMALL)}
+
+
 def lead_plays(hand: Sequence[int], bie3: bool, need_joker: bool = False) -> list[Play]:
     """A compact menu of leads: every plain group (n cards of one rank, 3s only as the whole
     hand under 憋3), 2s alone, jokers alone; with ``need_joker`` (a burner's duty, §7) each
     group comes with one joker added instead, and the whole hand when it is itself a play.
     Any other legal lead (more 2s or jokers attached) is accepted by the game too."""
     plays: list[Play] = []
-    total = sum(hand)
     holds_three = hand[THREE] > 0
     joker = BIG if hand[BIG] else SMALL if hand[SMALL] else -1
-    for r in range(NRANKS):
-        have = hand[r]
+    # with the duty, a joker rides along with each group (jokers lead alone); no group may go
+    # without one, so a hand without jokers has only its whole hand (below) to offer
+    table = _LEADS_WITH.get(joker) if need_joker else _LEADS
+    for r, have in enumerate(hand):
         if not have:
             continue
         if r == THREE and bie3:
-            if have == total:
-                plays.append(play_of(_counts(0, 0, THREE, have, 0)))
-            continue
-        for n in range(1, have + 1):
-            c = list(_EMPTY)
-            c[r] = n
-            if need_joker:
-                if r in (SMALL, BIG):
-                    plays.append(play_of(tuple(c)))
-                elif joker >= 0:
-                    c[joker] += 1
-                    plays.append(play_of(tuple(c)))
-            else:
-                plays.append(play_of(tuple(c)))
+            if have == sum(hand):
+                plays.append(_LEADS[THREE][have][-1])
+        elif table is not None:
+            plays.extend(table[r][have])
     if need_joker and not (bie3 and holds_three):
         p = as_play(tuple(hand))
         if p is not None and p not in plays:

@@ -8,6 +8,8 @@ from .actions import Action
 from .game import Game
 from .vocab import Do
 
+_PLAY, _PASS, _YIELD = Do.PLAY, Do.PASS, Do.YIELD  # (an enum's attribute costs to look up)
+
 
 def random_action(game: Game, rng: random.Random) -> Action:
     """A uniformly random choice among the seat's offered actions: every beating play plus
@@ -16,11 +18,12 @@ def random_action(game: Game, rng: random.Random) -> Action:
     assert ask is not None
     seat, _ = ask
     legal = game.legal(seat)
-    extra = [Do.PASS] * legal.can_pass + [Do.YIELD] * legal.can_yield
-    k = rng.randrange(len(legal.plays) + len(extra))
-    if k < len(legal.plays):
-        return Action(seat, Do.PLAY, str(legal.plays[k]))
-    return Action(seat, extra[k - len(legal.plays)])
+    plays = legal.plays
+    k = rng.randrange(len(plays) + legal.can_pass + legal.can_yield)
+    if k < len(plays):
+        return Action(seat, _PLAY, str(plays[k]))
+    # after the plays: pass when offered, then yield when offered
+    return Action(seat, _PASS if k == len(plays) and legal.can_pass else _YIELD)
 
 
 def play_out(game: Game, rng: random.Random, max_actions: int = 5000) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import (
     ACE,
@@ -33,10 +33,10 @@ class Shape:
     small: int
     base: int  # -1 when the play is jokers only
     body: int
+    size: int = field(init=False, repr=False, compare=False)  # big + small + body
 
-    @property
-    def size(self) -> int:
-        return self.big + self.small + self.body
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", self.big + self.small + self.body)
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,23 @@ class Play:
         memo: str | None = self.__dict__.get("_text")
         if memo is None:
             memo = self.__dict__["_text"] = fmt(self.counts)
+            if _INTERNED.get(self.counts) is self:
+                _BY_TEXT[memo] = self.counts  # a check of this play's text skips parsing it
+        return memo
+
+    def __hash__(self) -> int:
+        # the dataclass's own hash, remembered (plays key the answer tables of engine.legal)
+        memo: int | None = self.__dict__.get("_hash")
+        if memo is None:
+            memo = self.__dict__["_hash"] = hash((self.counts,))
+        return memo
+
+    @property
+    def items(self) -> tuple[tuple[int, int], ...]:
+        """(rank, count) of the ranks the play holds, low to high."""
+        memo: tuple[tuple[int, int], ...] | None = self.__dict__.get("_items")
+        if memo is None:
+            memo = self.__dict__["_items"] = tuple((r, n) for r, n in enumerate(self.counts) if n)
         return memo
 
     def __repr__(self) -> str:
@@ -116,6 +133,15 @@ class Play:
 
 _INTERNED: dict[Counts, Play] = {}
 _INTERN_LIMIT = 50_000  # distinct plays are a few thousand; the table is only ever cleared
+# The counts of a shared play's canonical notation, filled as plays are written out: what a
+# seat sends back is almost always the text of a play it was offered (see counts_of_text).
+_BY_TEXT: dict[str, Counts] = {}
+
+
+def counts_of_text(text: str) -> Counts:
+    """:func:`engine.cards.parse` of ``text``, without parsing the notation of a shared play."""
+    counts = _BY_TEXT.get(text)
+    return parse(text) if counts is None else counts
 
 
 def play_of(counts: Counts) -> Play:
@@ -126,6 +152,7 @@ def play_of(counts: Counts) -> Play:
     if p is None:
         if len(_INTERNED) >= _INTERN_LIMIT:
             _INTERNED.clear()
+            _BY_TEXT.clear()
         p = _INTERNED[counts] = Play(counts)
     return p
 

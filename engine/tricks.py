@@ -19,7 +19,7 @@ from .seats import ccw, opposite, team
 from .vocab import Ask, EventType, Status
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Top:
     """The current top play of a trick (§6) and what follows from it."""
 
@@ -31,9 +31,35 @@ class Top:
     burn_play: bool  # starts or continues a burn (§7), its last lead included
     penult: bool  # its owner's penultimate play under 憋3 (§8)
 
+    def __init__(
+        self,
+        seat: int,
+        play: Play,
+        gouji: bool,
+        burn: bool,
+        can_open: bool,
+        burn_play: bool,
+        penult: bool,
+    ) -> None:
+        # the dataclass's own __init__, without a frozen object.__setattr__ per field (one
+        # Top is made per play: hot in random games and a search's rollouts)
+        self.__dict__.update(
+            seat=seat,
+            play=play,
+            gouji=gouji,
+            burn=burn,
+            can_open=can_open,
+            burn_play=burn_play,
+            penult=penult,
+        )
+
 
 # Enum members looked up in the innermost loops (a class attribute lookup costs there).
 _ACTIVE, _BURN, _AUTO_PASS = Status.ACTIVE, Ask.BURN, EventType.AUTO_PASS
+_ANSWER, _LEAD = Ask.ANSWER, Ask.LEAD
+_TRICK_WON, _WIND = EventType.TRICK_WON, EventType.WIND
+# The other five seats counterclockwise after each seat (§6.2: who is asked about its play).
+_AFTER = tuple(tuple((owner + k) % 6 for k in range(1, 6)) for owner in range(6))
 
 
 class Flow:
@@ -140,51 +166,58 @@ class Flow:
         top = self.top
         assert top is not None
         owner = top.seat
-        q: deque[tuple[int, Ask]] = deque()
-        order = [s for s in ccw(owner + 1) if s != owner and self.active(s)]
-        if self.four_way:
-            q.extend((s, Ask.ANSWER) for s in order)  # §12: everyone, passes do not count
-        elif top.gouji and not self.headless(owner):
-            if self.rules.burn:
-                # §7 burn claims: the owner's teammates, then the other opponents.
-                mates = [s for s in order if team(s) == team(owner)]
-                others = [s for s in order if team(s) != team(owner) and s != opposite(owner)]
-                q.extend(
-                    (s, Ask.BURN)
-                    for s in mates + others
-                    if s not in self.passed and not self.headless(s)
-                )
-            dead = self._dead_gouji(top)
-            if not dead:
-                q.extend(
-                    (s, Ask.ANSWER)
-                    for s in order
-                    if s == opposite(owner) or (self.headless(s) and s not in self.passed)
-                )
-        else:
-            q.extend(
-                (s, Ask.ANSWER)
-                for s in order
-                if s not in self.passed or s == opposite(owner)  # §6.2 对头 re-entry
+        status = self.status
+        order = [s for s in _AFTER[owner] if status[s] is _ACTIVE]
+        if self.four_way:  # §12: everyone, passes do not count
+            self.queue = deque([(s, _ANSWER) for s in order])
+        elif not top.gouji or self.headless(owner):
+            passed = self.passed
+            opp = opposite(owner)
+            self.queue = deque(
+                [(s, _ANSWER) for s in order if s not in passed or s == opp]  # §6.2 对头 re-entry
             )
-        self.queue = q
+        else:
+            self.queue = self._gouji_queue(top, order)
         self.yielded = None
+
+    def _gouji_queue(self, top: Top, order: list[int]) -> deque[tuple[int, Ask]]:
+        """§6.2 §7: the seats asked about a 够级 play (burn claims first), ``order`` being the
+        active seats after its owner."""
+        owner = top.seat
+        q: deque[tuple[int, Ask]] = deque()
+        if self.rules.burn:
+            # §7 burn claims: the owner's teammates, then the other opponents.
+            mates = [s for s in order if team(s) == team(owner)]
+            others = [s for s in order if team(s) != team(owner) and s != opposite(owner)]
+            q.extend(
+                (s, _BURN) for s in mates + others if s not in self.passed and not self.headless(s)
+            )
+        dead = self._dead_gouji(top)
+        if not dead:
+            q.extend(
+                (s, _ANSWER)
+                for s in order
+                if s == opposite(owner) or (self.headless(s) and s not in self.passed)
+            )
+        return q
 
     def _advance(self, events: list[Event]) -> None:
         """Ask the next seat that can act; pass for those who cannot (§6.3); close the trick
         when nobody is left to ask (§6.5)."""
+        kill = self.rules.kill_big_joker
         while not self.over:
-            if self.top is None:
+            top = self.top
+            if top is None:
                 return  # the leader is asked
-            while self.queue:
-                seat, ask = self.queue[0]
-                if self.active(seat) and can_beat(
-                    self.hands[seat], self.top.play, self.rules.kill_big_joker
-                ):
+            queue, status, hands, play = self.queue, self.status, self.hands, top.play
+            while queue:
+                seat, ask = queue[0]
+                active = status[seat] is _ACTIVE
+                if active and can_beat(hands[seat], play, kill):
                     self.ask = (seat, ask)
                     return
-                self.queue.popleft()
-                if ask is not _BURN and self.active(seat):
+                queue.popleft()
+                if active and ask is not _BURN:
                     events.append(Event(_AUTO_PASS, seat))
                     self.passed.add(seat)
             self._close_trick(events)
@@ -193,7 +226,7 @@ class Flow:
         top = self.top
         assert top is not None
         owner = top.seat
-        events.append(Event(EventType.TRICK_WON, owner))
+        events.append(Event(_TRICK_WON, owner))
         if top.can_open and not self.four_way and not self.opened[owner]:
             self.opened[owner] = True  # §9 开点
             events.append(Event(EventType.OPENED, owner))
@@ -219,7 +252,7 @@ class Flow:
             if self.over:
                 return
         if self.active(owner):
-            self.ask = (owner, Ask.LEAD)
+            self.ask = (owner, _LEAD)
         else:
             self._wind(owner, events)
 
@@ -237,8 +270,8 @@ class Flow:
     def _wind(self, after: int, events: list[Event]) -> None:
         """§6.5 接风 (and §7 after 诈烧): the next active player counterclockwise leads."""
         nxt = self._next_active(after)
-        events.append(Event(EventType.WIND, nxt))
-        self.ask = (nxt, Ask.LEAD)
+        events.append(Event(_WIND, nxt))
+        self.ask = (nxt, _LEAD)
 
     def _next_active(self, seat: int) -> int:
         for s in ccw(seat + 1):

@@ -4,14 +4,7 @@ No Telegram imports and no I/O beyond reading the project's own ``data/`` (catal
 each read once and cached.
 """
 
-from .announce import (
-    SAID_AS,
-    SILENT_EVENTS,
-    describe_event,
-    describe_events,
-    game_over_caption,
-    game_over_text,
-)
+from .announce import game_over_caption
 from .guide import help_text, rules_text, switch_value
 from .hand_image import render_hand
 from .i18n import DEFAULT_LANG, LANGS, Catalog, t
@@ -33,17 +26,12 @@ __all__ = [
     "BUTTONS",
     "DEFAULT_LANG",
     "LANGS",
-    "SAID_AS",
-    "SILENT_EVENTS",
     "Catalog",
     "Transcript",
     "button_text",
     "card_text",
     "clean_name",
-    "describe_event",
-    "describe_events",
     "game_over_caption",
-    "game_over_text",
     "hand_text",
     "help_text",
     "hint_text",

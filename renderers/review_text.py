@@ -1,6 +1,13 @@
 """The post-game review (复盘) as the message players see: per 联邦 its costliest decisions,
-each with the trick, who, what they did, what the AI suggests and what it cost, e.g.
-``第12轮 小美 出了 3个K，AI 建议 过（−2.5 分，胜率 −23%）`` (Telegram HTML)."""
+each quoting the trick as the group's log wrote it (so it can be found there), what the
+computer would have done, a short reason, what became of the player, and the cost in whole
+points (Telegram HTML)::
+
+    「老王 3个K」喆喆 没管：电脑会出 3个A，管上就能把牌权拿回来。
+    后来 喆喆 被闷。（−4 分，胜率 −30%）
+
+The win chance is shown only when it is large and stable (``TurningPoint.win_sure``); a review
+whose budget ran out before its ranking settled is titled a demo (``Review.settled``)."""
 
 from __future__ import annotations
 
@@ -8,20 +15,23 @@ from collections.abc import Sequence
 
 from engine.actions import Action
 from engine.ai.review import Review, TurningPoint
+from engine.cards import BIG, SMALL, TWO, parse
 from engine.vocab import Ask, Do
 
-from .i18n import Catalog, fit_message, t
-from .terms import card_text, seat_name, team_names
+from .i18n import Catalog, fit_message
+from .terms import card_text, rank_name, seat_name, team_names
 
-MINUS = "\u2212"  # a typographic minus: −23%
+MINUS = "\u2212"  # a typographic minus: −4 分
+WIN_STEP = 5  # the win chance is shown in steps of 5%: its figure is an estimate
 
 
 def review_text(review: Review, names: Sequence[str], lang: str = "zh") -> str:
-    """The whole review: a title, then each 联邦 named by its members with its turning points
-    (or a line saying it made no clear mistake). ``names`` are the players' names by seat."""
+    """The whole review: a title (a demo's when the review did not settle), then each 联邦
+    named by its members with its turning points (or a line saying it made no clear
+    mistake). ``names`` are the players' names by seat."""
     cat = Catalog.load(lang)
     seen: set[str] = set()  # English terms explained once per message
-    lines = [cat.text("review.title", seen)]
+    lines = [cat.text("review.title" if review.settled else "review.title.demo", seen)]
     for side, points in enumerate(review.teams):
         lines.append(cat.text("review.team", seen, team=team_names(side, names, lang)))
         if not points:
@@ -33,48 +43,102 @@ def review_text(review: Review, names: Sequence[str], lang: str = "zh") -> str:
 def turning_point_text(
     tp: TurningPoint, names: Sequence[str], lang: str = "zh", seen: set[str] | None = None
 ) -> str:
-    """One turning point: ``第12轮 小美 出了 3个K，AI 建议 过（−2.5 分，胜率 −23%）``."""
+    """One turning point: the trick quoted, what the seat did, the computer's choice and its
+    reason, what became of the seat, the cost (module doc)."""
     cat = Catalog.load(lang)
     seen = set() if seen is None else seen
+    name = seat_name(tp.seat, names, lang)
+    played = tp.played
+    steps = []
+    if tp.top_seat is not None and tp.top:
+        steps.append(
+            cat.text(
+                "tr.play",
+                seen,
+                name=seat_name(tp.top_seat, names, lang),
+                cards=card_text(tp.top, lang),
+            )
+        )
+    if played.do == Do.PLAY:
+        steps.append(cat.text("tr.play", seen, name=name, cards=card_text(played.cards, lang)))
+    quote = cat.text("tr.join").join(steps)
     burn = tp.ask == Ask.BURN
-    key, params = _key("review.did", tp.played, burn, lang)
-    did = cat.text(key, seen, **params)
-    key, params = _key("review.do", tp.suggested, burn, lang)
-    suggest = cat.text(key, seen, **params)
+    key = f"review.did.{_kind(played, burn)}"
+    did = cat.text(key, seen, name=name) if key in cat else ""
+    key = f"review.do.{_kind(tp.suggested, burn)}"
+    cards = card_text(tp.suggested.cards, lang) if tp.suggested.cards else ""
+    suggest = cat.text(key, seen, cards=cards)
     return cat.text(
         "review.line",
         seen,
-        trick=tp.trick,
-        name=seat_name(tp.seat, names, lang),
+        quote=quote,
         did=did,
         suggest=suggest,
-        cost=cost_text(tp.points, tp.win, lang),
+        reason=cat.text(f"review.why.{reason_key(tp)}", seen),
+        fate=_fate(tp, name, lang, cat, seen),
+        cost=cost_text(tp.points, tp.win if tp.win_sure else 0.0, lang),
     )
 
 
-def _key(prefix: str, act: Action, burn: bool, lang: str) -> tuple[str, dict[str, str]]:
-    """The catalog key of an action (a play, a pass, 让牌; for a burn claim 烧 or not) and its
-    cards in words."""
+def _kind(act: Action, burn: bool) -> str:
     if act.do == Do.PLAY:
-        return f"{prefix}.{'burn' if burn else 'play'}", {"cards": _cards(act.cards, lang)}
+        return "burn" if burn else "play"
     if act.do == Do.YIELD:
-        return f"{prefix}.yield", {}
-    return f"{prefix}.{'no_burn' if burn else 'pass'}", {}
+        return "yield"
+    return "no_burn" if burn else "pass"
 
 
-def _cards(notation: str, lang: str) -> str:
-    """A play in words; one card with its article in English (``an ace``, zh ``A``)."""
-    if len(notation) == 1:
-        return t(lang, f"card.a.{notation}")
-    return card_text(notation, lang)
+def _control(act: Action) -> int:
+    """The 2s and jokers an action spends."""
+    if not act.cards:
+        return 0
+    counts = parse(act.cards)
+    return counts[TWO] + counts[SMALL] + counts[BIG]
+
+
+def reason_key(tp: TurningPoint) -> str:
+    """Why the computer's choice is better, in a few words (a catalog key's last part), from
+    what was asked and the two actions."""
+    played, better = tp.played, tp.suggested
+    if tp.ask == Ask.BURN:
+        return "burn_not" if played.do == Do.PLAY else "burn_yes"
+    if tp.ask == Ask.LEAD:
+        if _control(better) > _control(played):
+            return "lead_strong"
+        if _control(better) < _control(played):
+            return "lead_keep"
+        return "lead_other"
+    if better.do == Do.YIELD:
+        return "yield"
+    if played.do == Do.YIELD:
+        return "no_yield"
+    if played.do != Do.PLAY:
+        return "beat"
+    if better.do != Do.PLAY:
+        return "pass_keep" if _control(played) else "pass"
+    if _control(better) < _control(played):
+        return "cheaper"
+    if _control(better) > _control(played):
+        return "stronger"
+    return "other_beat"
+
+
+def _fate(tp: TurningPoint, name: str, lang: str, cat: Catalog, seen: set[str]) -> str:
+    """What became of the seat in the game after the decision."""
+    if tp.outcome in ("burned", "smothered", "burn_fail"):
+        return cat.text(f"review.fate.{tp.outcome}", seen, name=name)
+    if 1 <= tp.rank <= 6:
+        return cat.text("review.fate.out", seen, name=name, rank=rank_name(tp.rank, lang))
+    return ""
 
 
 def cost_text(points: float, win: float, lang: str = "zh") -> str:
-    """What a decision cost: ``−2.5 分，胜率 −23%``; the win chance is left out unless the
-    suggestion raised it (by a whole percent at least: a cost in points may come with none)."""
+    """What a decision cost, in whole points: ``−4 分``, and ``−4 分，胜率 −30%`` when the win
+    chance lost is given (in steps of :data:`WIN_STEP` percent; left out below one step)."""
     cat = Catalog.load(lang)
-    shown = f"{MINUS}{points:.1f}" if round(points, 1) > 0 else f"{-points:+.1f}"
-    pct = round(100 * win)
+    whole = max(1, round(points))
+    shown = f"{MINUS}{whole}"
+    pct = WIN_STEP * round(100 * win / WIN_STEP)
     if pct <= 0:
         return cat.text("review.cost.points", points=shown)
     return cat.text("review.cost", points=shown, win=f"{MINUS}{pct}%")

@@ -107,3 +107,28 @@ def seat_name(seat: int | None, names: Sequence[str], lang: str = "zh") -> str:
         return "?"
     name = person(names[seat]) if 0 <= seat < len(names) else ""
     return name or t(lang, "seat", n=seat + 1)
+
+
+# -- buttons ----------------------------------------------------------------------------------
+_BUTTON_ORDER = (BIG, SMALL)  # after the counted rank and the 2s: the big joker, then the small
+
+
+def button_cards(notation: str, lang: str = "zh") -> str:
+    """A play on a button, in the notation the text counts in: the counted rank first, then the
+    2s, then the jokers (``BKKK22`` → ``3个K+2个2+大王``, English ``3×K+2×2+BJ``); one card is
+    its name alone (``大王``)."""
+    counts = parse(notation)
+    order = [r for r in range(TWO - 1, -1, -1) if counts[r]] + [TWO, *_BUTTON_ORDER]
+    parts = []
+    for r in order:
+        n = counts[r]
+        if n:
+            name = t(lang, f"taps.card.{RANK_CHARS[r]}")
+            parts.append(name if n == 1 else t(lang, "taps.n", n=n, card=name))
+    return "+".join(parts)
+
+
+def held_label(char: str, n: int, lang: str = "zh") -> str:
+    """A rank button of a lead, read as what the hand holds: ``K·5张`` (never ``5个K``, which is
+    what a ▶ button plays)."""
+    return t(lang, "taps.held", card=t(lang, f"taps.card.{char}"), n=n)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from engine.events import Event
+from engine.events import Event, EventType
 
 from .announce import deal_line
 from .fit import MAX_MESSAGE, fit
@@ -33,6 +33,7 @@ from .terms import card_text, rank_name, seat_name
 # Events the group never hears about on their own (§7: a declined burn is silent; an automatic
 # pass is a pass, and passes are left out of a trick's line).
 _UNSAID = frozenset({"pass", "auto_pass"})
+_KNOWN = frozenset(EventType)
 # Events that belong to the line of the trick that just ended (they follow its ``trick_won``).
 _TAIL = frozenset({"opened", "finished", "wind", "smothered"})
 
@@ -187,8 +188,8 @@ class Transcript:
     def _event(self, ev: Event) -> None:
         k = ev.type
         who = ev.seat
-        if k in _UNSAID:
-            return
+        if k in _UNSAID or k not in _KNOWN:
+            return  # a type this transcript does not know says nothing, the trick's line open
         if self._closing and k not in _TAIL:
             self._finish()
         if k == "play":

@@ -27,7 +27,7 @@ from bot.offline.simplayers import (
     play_until,
     press_lobby,
 )
-from bot.sender import Pacing
+from bot.pacing import Pacing
 from bot.table import Table
 from bot.tables import Config
 from renderers import card_text

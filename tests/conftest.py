@@ -4,13 +4,30 @@ storage backends (a PostgreSQL server for the session)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from backends import BACKENDS, Backend
 
+from bot.offline.localapi import LocalBotApi
 from bot.offline.pgcluster import PgCluster
+
+# The slowest modules (``--durations``), started first: under xdist a long test started last
+# would run alone while the other workers idle.
+SLOWEST_FIRST = ("test_bot_procs.py", "test_bot_kill.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that start a bot (``e2e``) first, the slowest leading; the order within each
+    group kept."""
+
+    def key(item: pytest.Item) -> tuple[bool, int]:
+        name = item.path.name
+        slow = SLOWEST_FIRST.index(name) if name in SLOWEST_FIRST else len(SLOWEST_FIRST)
+        return item.get_closest_marker("e2e") is None, slow
+
+    items.sort(key=key)
 
 
 @pytest.fixture(autouse=True)
@@ -43,3 +60,12 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
     name: str = request.param
     cluster = request.getfixturevalue("pg_cluster") if name == "postgresql" else None
     return Backend(name, tmp_path, cluster)
+
+
+@pytest.fixture
+async def api() -> AsyncIterator[LocalBotApi]:
+    """A local Bot API server of its own (test_localapi_*.py)."""
+    server = LocalBotApi()
+    await server.start()
+    yield server
+    await server.stop()

@@ -1,4 +1,4 @@
-"""The sender's overall pace (bot/sender.py ``Pace``): calls to all chats together keep to a
+"""The sender's overall pace (bot/pacing.py ``Pace``): calls to all chats together keep to a
 budget, in the order asked, and a message waiting for its turn stays in its chat's queue, where
 newer content replaces it — so under load the bot sends each chat's newest state once, and
 draws no picture that is then replaced."""
@@ -13,8 +13,12 @@ import pytest
 from telegram import Chat, Message
 from telegram.error import ChatMigrated, TimedOut
 
+from bot.deployment import Single
 from bot.outbox import Out, Slot, SlotKind
-from bot.sender import Pace, Pacing, Sender
+from bot.pacing import Pace, Pacing
+from bot.queues import Queues
+from bot.sender import Sender
+from bot.uploads import Uploads
 
 
 async def test_pace_grants_a_burst_then_one_call_per_interval_in_order(
@@ -26,8 +30,8 @@ async def test_pace_grants_a_burst_then_one_call_per_interval_in_order(
     async def sleep(seconds: float) -> None:
         waits.append(round(seconds, 6))
 
-    monkeypatch.setattr("bot.sender.time.monotonic", lambda: clock[0])
-    monkeypatch.setattr("bot.sender.asyncio.sleep", sleep)
+    monkeypatch.setattr("bot.pacing.time.monotonic", lambda: clock[0])
+    monkeypatch.setattr("bot.pacing.asyncio.sleep", sleep)
     pace = Pace(per_s=10.0, burst=2)
     for _ in range(5):  # five chats asking at the same moment
         await pace.turn()
@@ -53,6 +57,51 @@ class Slots:
         self.ids[slot] = message_id
 
 
+class NoStore:
+    """No uploads, no outbox (the sender's stores, none kept)."""
+
+    async def get_upload(self, digest: str) -> str | None:
+        return None
+
+    async def save_upload(self, digest: str, file_id: str) -> None:
+        return None
+
+    async def message_delivered(self, outbox_id: int) -> None:
+        return None
+
+
+async def _refused(chat_id: int) -> None:
+    raise AssertionError("nobody blocked the bot")
+
+
+async def _moved(old: int, new: int) -> None:
+    raise AssertionError("no group moved")
+
+
+def sender_of(
+    bot: Any,
+    slots: Slots | None = None,
+    refused: Any = _refused,
+    moved: Any = _moved,
+    pacing: Pacing | None = None,
+) -> Sender:
+    """A started sender to ``bot``, one process, nothing stored."""
+    store = NoStore()
+    sender = Sender(
+        bot,
+        Queues(),
+        Single(store),  # type: ignore[arg-type]
+        slots=slots or Slots({}),
+        uploads=Uploads(store),
+        outbox=store,
+        on_refused=refused,
+        on_migrated=moved,
+        pacing=pacing,
+    )
+    sender.start()
+    return sender
+
+
 class FakeBot:
     """The few Bot API calls the sender makes, recorded."""
 
@@ -74,12 +123,8 @@ async def test_under_the_pace_a_waiting_message_takes_its_newest_content() -> No
     bot = FakeBot()
     ids: dict[Slot, int] = {}
 
-    async def blocked(_: int) -> None:
-        raise AssertionError("nobody blocked the bot")
-
     # a burst of 5, then one call each 20 ms
-    sender = Sender(bot, Pacing(0.0, 0.0, 50.0))  # type: ignore[arg-type]
-    sender.bind(Slots(ids), blocked)
+    sender = sender_of(bot, Slots(ids), pacing=Pacing(0.0, 0.0, 50.0))
     for chat in range(1, 9):  # eight players' hands appear at once
         sender.post(Out(chat, f"hand {chat} v1", slot=Slot(7, SlotKind.HAND, chat)))
     await asyncio.sleep(0)  # every chat's worker now waits for its turn
@@ -111,11 +156,7 @@ async def test_queued_messages_follow_a_group_to_its_new_id() -> None:
     async def moved(old: int, new: int) -> None:
         moves.append((old, new))
 
-    async def refused(_: int) -> None:
-        raise AssertionError("the group did not refuse the bot")
-
-    sender = Sender(bot)  # type: ignore[arg-type]
-    sender.bind(Slots({}), refused, on_migrated=moved)
+    sender = sender_of(bot, moved=moved)
     for text in ("开点！", "走头科", "本局结束"):
         sender.post(Out(-5, text))
     await sender.drain(timeout=5.0)
@@ -134,7 +175,7 @@ class SlowNetworkBot(FakeBot):
 
 async def test_a_new_message_that_timed_out_is_not_sent_twice() -> None:
     bot = SlowNetworkBot()
-    sender = Sender(bot)  # type: ignore[arg-type]
+    sender = sender_of(bot)
     sender.post(Out(7, "轮到你出牌"))
     await sender.drain(timeout=5.0)
     assert bot.calls == [("send", 7, "轮到你出牌")]  # once, though its answer never came
@@ -154,11 +195,7 @@ async def test_a_message_sent_anew_deletes_the_one_it_replaces_at_once() -> None
     bot = DeletingBot()
     ids: dict[Slot, int] = {}
 
-    async def refused(_: int) -> None:
-        raise AssertionError("nobody blocked the bot")
-
-    sender = Sender(bot)  # type: ignore[arg-type]
-    sender.bind(Slots(ids), refused)
+    sender = sender_of(bot, Slots(ids))
     hand = Slot(1, SlotKind.HAND, 0)
     for turn in range(1, 4):
         sender.post(Out(9, f"turn {turn}", slot=hand, new=True))

@@ -18,7 +18,7 @@ from bot.offline.localapi import LocalBotApi
 from bot.offline.localbot import runtime
 from bot.offline.pgcluster import PgCluster
 from bot.offline.simplayers import press_lobby
-from bot.sender import Pacing
+from bot.pacing import Pacing
 from bot.storage import storage_for
 from bot.tables import Config
 from bot.timers import StoredTimers

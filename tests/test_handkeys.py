@@ -20,7 +20,6 @@ from bot.handkeys import (
     hand_keyboard,
     moves,
     quick_answers,
-    short_cards,
     situation,
     tap,
     width,
@@ -35,10 +34,12 @@ from engine.match import Match
 from engine.rules import PRESETS
 from engine.vocab import Ask, Do, EventType
 from renderers import prompt_text
+from renderers.terms import button_cards
 
 
 def reachable(legal: Legal, hand: Counts) -> set[Counts]:
-    """Every choice of cards some sequence of the offered buttons leads to."""
+    """Every choice of cards some sequence of the offered buttons leads to, and the one-tap
+    answers (a rank whose only answer is one has no rank button)."""
     seen = {EMPTY_SELECTION}
     queue = deque([EMPTY_SELECTION])
     while queue:
@@ -48,7 +49,7 @@ def reachable(legal: Legal, hand: Counts) -> set[Counts]:
             if nxt not in seen:
                 seen.add(nxt)
                 queue.append(nxt)
-    return seen
+    return seen | {p.counts for p in quick_answers(legal)}
 
 
 def positions(games: int, seed: int) -> list[tuple[Match, int]]:
@@ -139,8 +140,8 @@ def test_a_lead_takes_the_whole_rank_then_a_count_2s_and_jokers() -> None:
     one = tap(legal, hand, tap(legal, hand, EMPTY_SELECTION, HandOp.RANK, "7"), HandOp.COUNT, "1")
     assert fmt(one) == "7"  # one 7 of six: two taps (was seven)
     kb = keyboard_of(match, 0, parse("B22KKK"), "en")
-    assert labels(kb, HandOp.PLAY) == ["Play K×3+2×2+BJ"]
-    assert {"✅+2×2", "✅+BJ", "+2×3"} <= set(labels(kb, HandOp.EXTRA))
+    assert labels(kb, HandOp.PLAY) == ["Play 3×K+2×2+BJ"]
+    assert {"✅+2×2", "✅+BJ", "+3×2"} <= set(labels(kb, HandOp.EXTRA))
     assert labels(kb, HandOp.COUNT) == ["×1", "×2", "✅×3"]  # how many of the kings
 
 
@@ -176,8 +177,8 @@ def test_burns_are_named_and_a_burn_that_will_fail_is_marked() -> None:
     assert match.asked() == (1, Ask.BURN)
     sit = situation(match, 1)
     assert sit.burn == "burn" and "AA" in sit.risky
-    assert labels(keyboard_of(match, 1), HandOp.QUICK)[0] == "⚠️烧 A×2"
-    assert labels(keyboard_of(match, 1, lang="en"), HandOp.QUICK)[0] == "⚠️Burn A×2"
+    assert labels(keyboard_of(match, 1), HandOp.QUICK)[0] == "⚠️烧 2个A"
+    assert labels(keyboard_of(match, 1, lang="en"), HandOp.QUICK)[0] == "⚠️Burn 2×A"
     confirm = hand_keyboard(
         1,
         0,
@@ -189,26 +190,28 @@ def test_burns_are_named_and_a_burn_that_will_fail_is_marked() -> None:
         "zh",
         Situation("burn", sit.risky, "AA"),
     )
-    assert [b.text for b in confirm[0]] == ["⚠️ 确认烧 A×2"]
+    assert [b.text for b in confirm[0]] == ["✖ 取消"]  # under the finger that tapped
+    assert [b.text for b in confirm[1]] == ["⚠️ 确认烧 2个A（会被判诈烧）"]
     events = match.apply(Action(1, Do.PLAY, "AA"))
     assert any(e.type == EventType.BURN for e in events)
     assert match.asked() == (5, Ask.BURN)
     sit = situation(match, 5)
     assert sit.burn == "counter" and not sit.risky
-    assert labels(keyboard_of(match, 5), HandOp.QUICK) == ["🔥反烧 2×2"]
+    assert labels(keyboard_of(match, 5), HandOp.QUICK) == ["🔥反烧 2个2"]
     assert "反烧" in prompt_text(match.view(5), "zh") and "你能<b>烧</b>" not in prompt_text(
         match.view(5), "zh"
     )
     match.apply(Action(5, Do.PASS))
     assert match.asked() == (4, Ask.ANSWER)  # the burner's 对头: beating it is 解烧
-    assert labels(keyboard_of(match, 4), HandOp.QUICK) == ["🧯解烧 2×2"]
+    assert labels(keyboard_of(match, 4), HandOp.QUICK) == ["🧯解烧 2个2"]
 
 
-def test_cards_in_compact_notation() -> None:
-    assert short_cards("BKKK22", "en") == "K×3+2×2+BJ"
-    assert short_cards("BKKK22", "zh") == "K×3+2×2+大王"
-    assert short_cards("SSTT", "en") == "10×2+SJ×2"
-    assert short_cards("B", "zh") == "大王"
+def test_cards_on_buttons_in_the_notation_of_the_text() -> None:
+    assert button_cards("BKKK22", "en") == "3×K+2×2+BJ"
+    assert button_cards("BKKK22", "zh") == "3个K+2个2+大王"  # the counted rank first
+    assert button_cards("SSTT", "en") == "2×10+2×SJ"
+    assert button_cards("B", "zh") == "大王"
+    assert button_cards("BS2", "zh") == "2+大王+小王"
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

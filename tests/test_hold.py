@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from botkit import World, open_and_seat, people, plain, start, world
 
 from bot.buttons import LobbyOp
@@ -75,6 +76,7 @@ def test_the_picture_names_nobody_in_the_deal_phase() -> None:
     assert shown_turn(view) is None
 
 
+@pytest.mark.e2e
 async def test_the_deal_phase_names_nobody_deciding(tmp_path: Path) -> None:
     """宣点 is asked of each seat in turn: the group and the other player see 发牌中…… and
     no reminder or timeout names the one asked; their own DM is reminded."""
@@ -110,6 +112,7 @@ async def test_the_deal_phase_names_nobody_deciding(tmp_path: Path) -> None:
         assert not any("还剩" in t for t in said)
 
 
+@pytest.mark.e2e
 async def test_automatic_passes_and_empty_burn_windows_take_a_think_time(tmp_path: Path) -> None:
     """With think-times on (2 s, on the manual clock), a seat that cannot beat is shown as the
     one to act for its think-time before anything moves on, and a 够级 play nobody can burn
@@ -148,6 +151,7 @@ async def test_automatic_passes_and_empty_burn_windows_take_a_think_time(tmp_pat
         assert seen_seat and seen_window, (m.version, m.over, _clock(w).pending())
 
 
+@pytest.mark.e2e
 async def test_instant_passes_show_no_think_times(tmp_path: Path) -> None:
     """快速过牌 (/settings): the chat's games go at the engine's pace."""
     async with world(tmp_path, seed=9, turn_s=1.0, pass_think_s=2.0, manual_clock=True) as w:

@@ -60,6 +60,7 @@ def test_the_tables_own_switches_are_marked(lang: str) -> None:
     assert "⟦" not in book  # no marker is left for any switch
 
 
+@pytest.mark.e2e
 async def test_rules_answers_page_one_and_turns_pages_in_place(tmp_path: Path) -> None:
     async with world(tmp_path) as w:
         group = w.api.group(-5101, "规则")

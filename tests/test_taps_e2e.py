@@ -63,7 +63,7 @@ async def test_a_gouji_lead_in_four_presses_and_a_one_tap_answer(tmp_path: Path)
         await press(w, leader, HandOp.RANK, "K")  # all three kings
         await press(w, leader, HandOp.EXTRA, "22")  # with two 2s
         await press(w, leader, HandOp.EXTRA, "B1")  # and the big joker
-        assert "出 K×3+2×2+大王" in texts(w, leader)  # 出 says what it plays
+        assert "出 3个K+2个2+大王" in texts(w, leader)  # 出 says what it plays
         await press(w, leader, HandOp.PLAY)
         assert last_action(table) == Action(0, Do.PLAY, "B22KKK")
         # a big joker on top is dead (§3): nobody answers, seat 0 leads again
@@ -71,7 +71,7 @@ async def test_a_gouji_lead_in_four_presses_and_a_one_tap_answer(tmp_path: Path)
         await press(w, leader, HandOp.RANK, "6")
         await press(w, leader, HandOp.PLAY)
         assert table.match.asked() == (1, Ask.ANSWER)
-        assert "▶ 7×2" in texts(w, users[1])
+        assert "▶ 2个7" in texts(w, users[1])
         await press(w, users[1], HandOp.QUICK, 0)  # one tap
         assert last_action(table) == Action(1, Do.PLAY, "77")
 
@@ -91,19 +91,20 @@ async def test_a_failing_burn_is_warned_about_and_auto_needs_its_confirmation(
         assert m.asked() == (4, Ask.BURN)  # a teammate may burn it too (§7)
         await press(w, users[4], HandOp.PASS)
         assert m.asked() == (1, Ask.BURN)
-        assert "⚠️烧 A×2" in texts(w, users[1])
+        assert "⚠️烧 2个A" in texts(w, users[1])
         before = m.version
         await press(w, users[1], HandOp.QUICK, 0)
         warning = users[1].answers()[-1]
         assert warning.show_alert and "诈烧" in (warning.text or "")
         assert m.version == before  # nothing played yet
-        assert "⚠️ 确认烧 A×2" in texts(w, users[1])
+        assert "⚠️ 确认烧 2个A（会被判诈烧）" in texts(w, users[1])
+        assert "诈烧" in dm_prompts(w, users[1])[-1].plain  # the reason stays after the popup
         await press(w, users[1], HandOp.CONFIRM)
         assert last_action(table) == Action(1, Do.PLAY, "AA")
         assert m.asked() == (5, Ask.BURN)  # a claim on a burn play: 反烧
         prompt = dm_prompts(w, users[5])[-1]
         assert "反烧" in prompt.plain and "你能烧" not in prompt.plain
-        assert "🔥反烧 2×2" in texts(w, users[5])
+        assert "🔥反烧 2个2" in texts(w, users[5])
         # 托管 from a waiting seat: a tap asks, 取消 drops it, 确认托管 hands the seat over
         waiting = users[2]
         seat = w.table(group).st.seats[2]

@@ -89,4 +89,12 @@ def test_answers_are_remembered_by_hand_and_top() -> None:
     assert {str(p) for p in first} >= {"TT", "JJ", "2T", "2J", "BS"}
     assert answers(list(hand), top) is first
     assert answers(tuple(hand), top) is first  # any sequence of the same counts
-    assert answers(hand, top, kill_big_joker=True) is not first
+    # more cards of a rank than the top has make no other answer, nor do lower ranks
+    assert answers(list(parse("TTTTJJJ2BS3333")), top) is first
+    assert answers(list(parse("TJJJ2BS")), top) != first  # no TT
+    # 二杀一 changes only the answers to a top holding one big joker (§13)
+    assert answers(hand, top, kill_big_joker=True) is first
+    b = Play.parse("B")
+    assert b is not None
+    assert answers(list(parse("BBS")), b) == ()
+    assert {str(p) for p in answers(list(parse("BBS")), b, kill_big_joker=True)} == {"BB"}

@@ -27,6 +27,7 @@ from typing import Any
 
 from .. import storage as S
 from ..buttons import LobbyOp
+from ..deployment import deployment_for
 from ..tables import Config, Tables
 from .botprocess import BotProcess, until
 from .cluster import BotCluster
@@ -145,7 +146,7 @@ async def state_kb_per_table(db: str) -> float:
     gc.collect()
     async with S.storage_for(db) as storage:
         rows = await storage.unfinished_tables()
-        registry = Tables(storage, _NoOutput(), _NoOutput(), Config())
+        registry = Tables(storage, _NoOutput(), deployment_for(storage), Config())
         tracemalloc.start()
         try:
             before = tracemalloc.get_traced_memory()[0]

@@ -24,7 +24,7 @@ from engine.rules import PRESETS
 
 from ..budget import ROBOTS
 from ..buttons import HandOp, Kind, LobbyOp, OverOp
-from ..sender import Pacing
+from ..pacing import Pacing
 from ..tables import Config
 from .localapi import LocalBotApi, RateLimits, SentMessage, SimGroup
 from .localbot import local_bot, runtime
@@ -200,7 +200,7 @@ async def demo(
                 await api.idle()
                 table = runtime(app).parts.tables.all()[0]
                 sender = runtime(app).sender
-                uploaded = (sender.uploads_sent, sender.uploaded_bytes)
+                uploaded = (sender.uploads.uploads_sent, sender.uploads.uploaded_bytes)
                 actions = table.match.version - 1 if table.match else 0
         if not quiet:
             for m in api.messages(GROUP_ID):

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from telegram import Update
 
 from ..app import GoujiApp, Runtime, build_app, post_init, post_shutdown
-from ..sender import Pacing
+from ..pacing import Pacing
 from ..storage import storage_for
 from ..tables import Config
 from ..timers import LoopTimers

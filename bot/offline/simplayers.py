@@ -41,7 +41,8 @@ def has_button(msg: SentMessage, kind: Kind, op: Op) -> bool:
 class SimPlayer:
     """A player who, when their hand message asks them something, answers it: a one-tap answer
     or 过, a rank (perhaps a count of it) then 出牌, the hint then 出牌, or a deal-phase choice;
-    a burn the bot warns about is confirmed or cancelled; ``rng`` varies it."""
+    a burn the bot warns about is confirmed or cancelled; a ▶ play that asks for a second tap
+    (it spends 2s or jokers) is confirmed, as meant; ``rng`` varies it."""
 
     def __init__(
         self,
@@ -111,6 +112,8 @@ class SimPlayer:
         ops = buttons_of(msg)
         have = {o.op for o in ops}
         rng = self.rng
+        if HandOp.SURE in have:  # the ▶ play tapped was meant (no draw: the same games)
+            return await self._press(msg, HandOp.SURE)
         if HandOp.CONFIRM in have:  # a burn that will fail (§7): mostly go ahead
             if self.follow or rng.random() < 0.5:
                 return await self._press(msg, HandOp.CONFIRM)
@@ -131,7 +134,8 @@ class SimPlayer:
             if HandOp.PLAY in have:
                 return await self._press(msg, HandOp.PLAY)
             return await self._press(msg, HandOp.HINT)
-        quick = [o for o in ops if o.op == HandOp.QUICK]
+        # one-tap answers (a lead's ▶ 2s or jokers alone are left to the hint: a lead has no 过)
+        quick = [o for o in ops if o.op == HandOp.QUICK] if HandOp.PASS in have else []
         if quick and rng.random() < 0.6:
             return await self._tap(msg, quick[0] if rng.random() < 0.7 else rng.choice(quick))
         if HandOp.PASS in have and (rng.random() < 0.5 or not quick):

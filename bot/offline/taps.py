@@ -1,12 +1,13 @@
 """Taps per decision: ``python -m bot.offline.taps [--games N] [--seed S]``.
 
 Seeded games in which every seat plays as the normal AI; at each decision of the play (lead,
-answer, burn claim) the presses a person needs to make the AI's choice are counted, once with
-the hand keyboard of :mod:`bot.handkeys` and once with the keyboard it replaced (a rank tap took
-the whole rank and each further tap one card fewer; 2s and jokers one a tap; the six cheapest
-answers as one-tap buttons). A one-tap answer or 过 is one press; otherwise the fewest building
-taps (a breadth-first search over the buttons offered) and 出; a burn that will fail (§7) one
-more, to confirm. 提示 is left out: it would make every decision two presses."""
+answer, burn claim) the presses a person needs to make the AI's choice with the hand keyboard
+of :mod:`bot.handkeys` are counted: a ▶ play (a one-tap answer, or 2s or jokers led alone) or
+过 is one press; otherwise the fewest building taps (a breadth-first search over the buttons
+offered) and 出. A burn that will fail (§7) takes one more, to confirm, as before; so does a ▶
+play that spends 2s or jokers or splits a 够级 of the hand (§4) now — "before" leaves that
+second tap out, "now" counts it, and the decisions that take it are counted by reason. 提示 is
+left out: it would make every decision two presses."""
 
 from __future__ import annotations
 
@@ -15,16 +16,16 @@ import random
 import statistics
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from engine.ai import decide
-from engine.cards import BIG, NRANKS, SMALL, TWO, Counts, parse
+from engine.cards import Counts, parse
 from engine.legal import Legal
 from engine.match import Match
-from engine.plays import Play
 from engine.rules import PRESETS
 from engine.vocab import Do
 
-from ..handkeys import EMPTY_SELECTION, EXTRAS, moves, quick_answers, situation, tap
+from ..handkeys import EMPTY_SELECTION, caution, moves, one_taps, situation, tap
 
 Step = Callable[[Counts], Iterable[Counts]]
 MAX_DEPTH = 40
@@ -55,69 +56,40 @@ def new_step(legal: Legal, hand: Counts) -> Step:
     return step
 
 
-# -- the keyboard before (kept here only to measure against) ----------------------------------
-def old_toggle(selection: Counts, hand: Counts, rank: int) -> Counts:
-    sel = list(selection)
-    if rank in EXTRAS:
-        sel[rank] = (sel[rank] + 1) % (hand[rank] + 1)
-        return tuple(sel)
-    for r in range(TWO):
-        if r != rank:
-            sel[r] = 0
-    sel[rank] = hand[rank] if sel[rank] == 0 else sel[rank] - 1
-    return tuple(sel)
+@dataclass
+class Taps:
+    """Presses per decision (before, now) by what was asked, and the second taps by reason."""
+
+    decisions: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    second: Counter[str] = field(default_factory=Counter)
 
 
-def old_step(legal: Legal, hand: Counts) -> Step:
-    ranks = [r for r in range(NRANKS) if any(p.counts[r] for p in legal.plays)]
-
-    def step(sel: Counts) -> Iterable[Counts]:
-        return [old_toggle(sel, hand, r) for r in ranks]
-
-    return step
-
-
-def old_quick(legal: Legal) -> list[Counts]:
-    """The six cheapest answers (the key the keyboard before used)."""
-
-    def key(p: Play) -> tuple[int, int, int, int]:
-        sh = p.shape
-        return (p.counts[BIG] + p.counts[SMALL], p.counts[TWO], sh.base, sh.small)
-
-    return [] if legal.any_lead else [p.counts for p in sorted(legal.plays, key=key)[:6]]
-
-
-# -- the games --------------------------------------------------------------------------------
-def decision_taps(match: Match, seat: int, cards: str | None) -> tuple[int, int]:
-    """(presses before, presses now) to make the play ``cards`` (None: 过 or 让牌)."""
+def decision_taps(match: Match, seat: int, cards: str | None) -> tuple[int, int, str]:
+    """(presses before, presses now, why a second tap) to make the play ``cards`` (None: 过 or
+    让牌); why: "2s/jokers", "够级" (split, spending no 2 or joker), or ""."""
     if cards is None:
-        return 1, 1
+        return 1, 1, ""
     legal = match.choices(seat)
     hand = parse(match.view(seat).hand or "")
     target = parse(cards)
-    before = (
-        1 if target in old_quick(legal) else _plus_play(fewest_taps(target, old_step(legal, hand)))
-    )
-    now = (
-        1
-        if target in [p.counts for p in quick_answers(legal)]
-        else _plus_play(fewest_taps(target, new_step(legal, hand)))
-    )
-    if cards in situation(match, seat).risky:
-        now += 1  # 确认烧
-    return before, now
+    sit = situation(match, seat)
+    risky = int(cards in sit.risky)  # 确认烧
+    built = 0
+    if legal.any_lead or target not in [p.counts for p in one_taps(legal, sit)]:
+        found = fewest_taps(target, new_step(legal, hand))
+        if found is None:
+            raise AssertionError("a legal play the keyboard cannot build")
+        built = found + 1 + risky  # and 出 (before, a lead's 2s or jokers alone were built)
+    if target not in [p.counts for p in one_taps(legal, sit)]:
+        return built, built, ""
+    spends, breaks = caution(hand, cards)
+    why = "" if risky else "2s/jokers" if spends else "够级" if breaks else ""
+    return built or 1 + risky, 1 + (risky or bool(why)), why
 
 
-def _plus_play(taps: int | None) -> int:
-    if taps is None:
-        raise AssertionError("a legal play the keyboard cannot build")
-    return taps + 1  # and 出
-
-
-def measure(games: int, seed: int) -> dict[str, list[tuple[int, int]]]:
-    """Presses (before, now) of every play decision, by what was asked ("pass": 过 and 让牌;
-    leads of a 够级 play with 2s or jokers apart)."""
-    out: dict[str, list[tuple[int, int]]] = {}
+def measure(games: int, seed: int) -> Taps:
+    """Presses of every play decision, by what was asked ("pass": 过 and 让牌)."""
+    out = Taps()
     for g in range(games):
         rules = PRESETS[list(PRESETS)[g % len(PRESETS)]]
         match = Match(rules, seed=seed + g)
@@ -130,11 +102,10 @@ def measure(games: int, seed: int) -> dict[str, list[tuple[int, int]]]:
             d = decide(match, seat, "normal", rng)
             if match.game is not None:
                 cards = d.action.cards if d.action.do == Do.PLAY else None
+                before, now, why = decision_taps(match, seat, cards)
                 key = kind if cards is not None else "pass"
-                play = Play.parse(cards or "")
-                if kind == "lead" and play is not None and play.gouji and play.has_money_or_flower:
-                    key = "gouji lead, 2s/jokers"
-                out.setdefault(key, []).append(decision_taps(match, seat, cards))
+                out.decisions.setdefault(key, []).append((before, now))
+                out.second[why] += 1
             match.apply(d.action)
     return out
 
@@ -143,14 +114,12 @@ def p90(values: list[int]) -> float:
     return statistics.quantiles(values, n=10, method="inclusive")[-1] if len(values) > 1 else 0.0
 
 
-def report(taps: dict[str, list[tuple[int, int]]]) -> str:
-    head = (
-        f"{'decisions':<22}{'n':>6}  {'before med/p90/max/mean':>24}  {'now med/p90/max/mean':>21}"
-    )
+def report(taps: Taps) -> str:
+    heads = f"{'before med/p90/max/mean':>24}  {'now med/p90/max/mean':>21}"
+    head = f"{'decisions':<16}{'n':>7}  {heads}"
     lines = [head]
-    groups = {**taps, "all": [x for v in taps.values() for x in v]}
-    groups["plays (not 过)"] = [x for k, v in taps.items() for x in v if k != "pass"]
-    groups["leads"] = [x for k, v in taps.items() for x in v if "lead" in k]
+    groups = {**taps.decisions, "all": [x for v in taps.decisions.values() for x in v]}
+    groups["plays (not 过)"] = [x for k, v in taps.decisions.items() for x in v if k != "pass"]
     for name, pairs in groups.items():
         if not pairs:
             continue
@@ -159,8 +128,15 @@ def report(taps: dict[str, list[tuple[int, int]]]) -> str:
             vals = [p[i] for p in pairs]
             mean = statistics.fmean(vals)
             cols.append(f"{statistics.median(vals):g}/{p90(vals):g}/{max(vals)}/{mean:.2f}")
-        lines.append(f"{name:<22}{len(pairs):>6}  {cols[0]:>24}  {cols[1]:>21}")
-    now = Counter(p[1] for pairs in taps.values() for p in pairs)
+        lines.append(f"{name:<16}{len(pairs):>7}  {cols[0]:>24}  {cols[1]:>21}")
+    total = sum(taps.second.values())
+    second = {k: n for k, n in taps.second.items() if k}
+    share = sum(second.values()) / total if total else 0.0
+    lines.append(
+        f"a second tap for safety: {sum(second.values())} of {total} decisions ({share:.1%}); "
+        + ", ".join(f"{k}: {n}" for k, n in sorted(second.items()))
+    )
+    now = Counter(p[1] for pairs in taps.decisions.values() for p in pairs)
     lines.append("presses now: " + ", ".join(f"{k}: {now[k]}" for k in sorted(now)))
     return "\n".join(lines)
 

@@ -1,22 +1,32 @@
 """复盘, the post-game review: with every hand known (the game is over), the decisions of a
-game record that cost their team the most, and what the AI would have done instead.
+game record that cost their team the most, and what the computer would have done instead.
 
-Each decision of the record (plays, passes, 让牌, burn claims and declines; the deal phase is
-not in a game record: 革命, 要头 and 宣点 are its starting data and are not reviewed) is
-valued after the action taken and after each action the AI would consider there (its normal
-choice and the hard level's candidates, :func:`engine.ai.search.candidates`; near the end of
-§12 四户乱缠 every legal action). Values are the expected game score of §10 as the team's
-margin (:mod:`engine.ai.review_eval`), which is what a match adds up; the win chance is shown
-beside it. A decision's cost is the best alternative's value minus the value of the action
-taken.
+A decision is reviewed when it can matter (:func:`matters`): a burn claim or its decline
+(§7), an answer to a 够级 play, a play (taken or considered) that spends 2s or jokers, and
+the last tricks of a seat (few cards left, or §12 四户乱缠). Each is valued after the action
+taken and after each action the computer would consider there (its normal choice and the
+hard level's candidates, :func:`engine.ai.search.candidates`; near the end of §12 四户乱缠
+every legal action, solved exactly). Values are the game score of §10 as the team's margin
+(:mod:`engine.ai.review_eval`), what a match adds up; a decision's cost is the best
+alternative's value minus the value of the action taken.
 
-The time goes where it matters: every decision is screened with a few rollouts, then the
-costliest few of each team are valued again with many fresh rollouts (or solved exactly).
-The budget is counted in work (rollout decisions and solver positions, at
-:data:`STEPS_PER_SECOND`), not read from a clock, so a review depends only on the record and
-the seed.
+Where the time goes (docs/review.md):
 
-``python3 -m engine.ai.review bench`` reviews seeded games and prints its figures.
+- **Common random deals**: the rollouts of all actions of a decision share their seeds, so a
+  cost is a mean of paired differences (the luck of the rest of the game cancels out).
+- **A short screen**: a few rollouts per action (:class:`Effort`); then only the best
+  alternative is kept.
+- **Sequential**: the decisions that may still enter or leave a team's :data:`SHOWN`
+  costliest (their confidence intervals overlap the cut, :data:`Z` standard errors) get
+  twice the rollouts, again and again, until the ranking is settled or a cap is reached.
+
+The seeds derive from a hash of the record and the decision, never from a clock or the
+caller's generator: the same record gives the same review, whatever the seed (``salt``
+draws other rollouts, to measure how stable the picks are). ``budget_s`` caps the work,
+counted in rollout decisions at :data:`STEPS_PER_SECOND`; a review stopped by it before the
+ranking settled says so (:attr:`Review.settled`), and its message is titled a demo.
+
+``python -m engine review-bench`` reviews seeded games and prints its figures.
 """
 
 from __future__ import annotations
@@ -25,12 +35,12 @@ import hashlib
 import math
 import random
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..actions import Action
-from ..cards import DECK_COUNTS, fmt, parse
+from ..cards import BIG, DECK_COUNTS, SMALL, TWO, fmt, parse
 from ..game import Game
 from ..gamerecord import parse_record
 from ..record import read_json
@@ -41,25 +51,47 @@ from .review_eval import Exact, explore_rollout, for_team, win_of
 from .search import candidates
 
 STEPS_PER_SECOND = 17_000  # rollout decisions (or solver positions) a second of one busy core
-SCREEN_SHARE = 0.3  # of the budget, for the screen of every decision
-SCREEN_MAX = 6  # rollouts per action in the screen, at most
-# the deeper stages: (decisions per team valued again, the costliest of the stage before; the
-# share of the budget left that the stage may spend)
-STAGES = ((12, 0.4), (4, 1.0))
-DEEP_MAX = 256  # rollouts per action in a deeper stage, at most
+Z = 2.0  # standard errors of a cost's confidence interval
 MIN_POINTS = 1.0  # a decision that costs less (§10 points) is no turning point
-Z = 1.5  # and its cost must stand this many standard errors above nothing
-SHOWN = 3  # turning points per team
+SHOWN = 2  # turning points per team
+LAST_CARDS = 6  # a seat with this many cards or fewer plays its last tricks
+WIN_SHOWN = 0.15  # the win chance lost is shown when it is this much still Z standard errors
+WIN_SAMPLES = 8  # below its estimate, on this many rollouts at least (or solved exactly)
+
+
+@dataclass(frozen=True)
+class Effort:
+    """How hard a review looks: ``screen`` rollouts per action for every decision reviewed;
+    then the ``keep`` best alternatives only; at most ``cap`` rollouts per action; and in
+    each round of the sequential stage the decisions at a team's cut plus at most ``doubt``
+    others that may still enter it. ``everything``: every decision with an alternative is
+    reviewed, not only those that can matter (:func:`matters`)."""
+
+    screen: int = 3
+    keep: int = 1
+    cap: int = 24
+    doubt: int = 3
+    everything: bool = False
+
+
+PRODUCTION = Effort()
+# the reference the bench compares with (review-bench --make-reference): more of everything
+REFERENCE = Effort(screen=6, keep=2, cap=128, doubt=4)
 
 
 @dataclass(frozen=True)
 class TurningPoint:
     """A costly decision: ``index`` in the record's actions, the ``trick`` it was made in
     (from 1), what the seat was asked (``ask``: lead, answer, burn — a burn claim —, or last
-    after 让牌), ``played`` against the AI's ``suggested`` action, and what the played one cost
-    the seat's team: ``points`` of expected game score (§10, the team's margin) and ``win``,
-    the win chance (0..1, a tie half). ``rollouts`` per action behind the figures; 0 when the
-    rest of the game was solved exactly (best play by both teams)."""
+    after 让牌), ``played`` against the computer's ``suggested`` action, and what the played
+    one cost the seat's team: ``points`` of expected game score (§10, the team's margin) and
+    ``win``, the win chance (0..1, a tie half). ``rollouts`` per action behind the figures; 0
+    when the rest of the game was solved exactly (best play by both teams).
+
+    For the message: ``win_sure`` when the win chance is large and stable enough to be shown;
+    the play answered (``top_seat`` and ``top`` in notation; None and "" for a lead); and
+    what became of the seat in the game (``outcome``: ``burned`` 被烧成, ``smothered`` 被闷,
+    ``burn_fail`` 诈烧, or ``out`` 走科, with its final ``rank`` 1..6, 0 if unknown)."""
 
     index: int
     seat: int
@@ -70,6 +102,11 @@ class TurningPoint:
     points: float
     win: float
     rollouts: int
+    win_sure: bool = False
+    top_seat: int | None = None
+    top: str = ""
+    outcome: str = "out"
+    rank: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -82,13 +119,21 @@ class TurningPoint:
             "points": round(self.points, 2),
             "win": round(self.win, 3),
             "rollouts": self.rollouts,
+            "win_sure": self.win_sure,
+            "top_seat": self.top_seat,
+            "top": self.top,
+            "outcome": self.outcome,
+            "rank": self.rank,
         }
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> TurningPoint:
+        """What :meth:`to_json` wrote (a review stored before the later fields has defaults)."""
+
         def action(a: dict[str, Any]) -> Action:
             return Action(int(a["seat"]), Do(a["do"]), str(a.get("cards", "")))
 
+        top_seat = obj.get("top_seat")
         return TurningPoint(
             index=int(obj["index"]),
             seat=int(obj["seat"]),
@@ -99,15 +144,22 @@ class TurningPoint:
             points=float(obj["points"]),
             win=float(obj["win"]),
             rollouts=int(obj["rollouts"]),
+            win_sure=bool(obj.get("win_sure", False)),
+            top_seat=None if top_seat is None else int(top_seat),
+            top=str(obj.get("top", "")),
+            outcome=str(obj.get("outcome", "out")),
+            rank=int(obj.get("rank", 0)),
         )
 
 
 @dataclass(frozen=True)
 class Review:
     """A game's review: per team (A = seats 0 2 4, B = 1 3 5) at most :data:`SHOWN` turning
-    points, costliest first; and what was done: decisions in the record, those with an
-    alternative that were valued, those valued again deeply, those solved exactly, rollouts
-    made and the work spent (rollout decisions and solver positions)."""
+    points, costliest first; and what was done: decisions in the record, those reviewed
+    (with an alternative, :func:`matters`), those valued again after the screen, those solved
+    exactly, rollouts made and the work spent (rollout decisions and solver positions).
+    ``settled``: the ranking was settled before the budget ran out (else the figures are
+    those of a budget too small, and the message says it is a demo)."""
 
     teams: tuple[tuple[TurningPoint, ...], tuple[TurningPoint, ...]]
     decisions: int
@@ -116,6 +168,7 @@ class Review:
     exact: int
     rollouts: int
     steps: int
+    settled: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -126,6 +179,7 @@ class Review:
             "exact": self.exact,
             "rollouts": self.rollouts,
             "steps": self.steps,
+            "settled": self.settled,
         }
 
     @staticmethod
@@ -134,6 +188,7 @@ class Review:
         a, b = ([TurningPoint.from_json(tp) for tp in side] for side in obj["teams"])
         return Review(
             teams=(tuple(a), tuple(b)),
+            settled=bool(obj.get("settled", True)),
             **{
                 k: int(obj[k])
                 for k in ("decisions", "compared", "deep", "exact", "rollouts", "steps")
@@ -145,7 +200,7 @@ class Review:
 class _Point:
     """One decision under review: the game just before it (a copy), the cards not played yet
     by rank, the action taken (first) and the alternatives, and per action its margins for
-    the seat's team, one per rollout (or the one exact value)."""
+    the seat's team, one per rollout (or the one exact value), on seeds shared by all."""
 
     index: int
     seat: int
@@ -154,77 +209,100 @@ class _Point:
     game: Game
     unseen: list[int]
     acts: list[Action]
+    top_seat: int | None
+    top: str
     results: list[list[float]] = field(default_factory=list)
     exact: bool = False
-    stage: int = 0  # the last stage that valued it: 0 the screen, 1… the deeper ones
-    per_rollout: float = 0.0  # rollout decisions per rollout, as the screen found
+
+    @property
+    def n(self) -> int:
+        return len(self.results[0]) if self.results else 0
 
     def best(self) -> int:
         """The alternative (row ≥ 1) with the best mean value."""
         means = [statistics.fmean(r) for r in self.results]
         return max(range(1, len(self.acts)), key=lambda i: (means[i], -i))
 
-    def cost(self) -> tuple[int, float, float, float]:
+    def cost(self) -> tuple[int, float, float, float, float]:
         """(the best alternative's row, points and win chance lost by the action taken, the
-        standard error of the points from the paired rollouts)."""
+        standard errors of both from the paired rollouts)."""
         b = self.best()
         pairs = list(zip(self.results[b], self.results[0], strict=True))
         diffs = [x - y for x, y in pairs]
         wins = [win_of(x) - win_of(y) for x, y in pairs]
-        se = statistics.pstdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else 0.0
-        return b, statistics.fmean(diffs), statistics.fmean(wins), se
+        return b, statistics.fmean(diffs), statistics.fmean(wins), _se(diffs), _se(wins)
+
+    def bounds(self) -> tuple[float, float, float]:
+        """(the cost, its lower and upper confidence bound)."""
+        _, lost, _, se, _ = self.cost()
+        return lost, lost - Z * se, lost + Z * se
+
+
+def _se(xs: Sequence[float]) -> float:
+    return statistics.pstdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
 
 
 def review_game(
-    record_json: str, budget_s: float = 60.0, rng: random.Random | None = None
+    record_json: str,
+    budget_s: float = 60.0,
+    rng: random.Random | None = None,
+    *,
+    salt: str = "",
+    effort: Effort = PRODUCTION,
 ) -> Review:
-    """Review a game record (shared RECORDS.md, JSON text): per team the (at most three)
-    decisions that cost it the most, with the AI's alternative. ``budget_s`` is the work
-    allowed, in seconds of one core (measured by ``python3 -m engine.ai.review bench``, not
-    read from a clock); ``rng`` seeds every rollout (without it, a seed made from the record),
-    so the same record and seed give the same review. Raises
+    """Review a game record (shared RECORDS.md, JSON text): per team the (at most
+    :data:`SHOWN`) decisions that cost it the most, with the computer's alternative.
+
+    ``budget_s`` caps the work, in seconds of one core (counted, not read from a clock); a
+    review normally settles well before (a few seconds). ``rng`` is accepted for the callers
+    that pass one and not used: the rollouts' seeds derive from the record (and ``salt``,
+    which draws other rollouts), so a review depends only on its record. ``effort``: how hard
+    it looks (:data:`PRODUCTION`; the bench's reference :data:`REFERENCE`). Raises
     :class:`~engine.gamerecord.BadRecord` for a malformed record and
     :class:`~engine.actions.IllegalAction` for one with an illegal action."""
+    del rng  # the seeds come from the record (module doc)
     record = parse_record(read_json(record_json))
-    if rng is None:
-        rng = random.Random(hashlib.blake2b(record_json.encode(), digest_size=8).digest())
-    base = rng.getrandbits(64)
+    digest = hashlib.blake2b(f"{salt}\n{record_json}".encode(), digest_size=8).hexdigest()
     game = Game.from_record(record)
-    points = list(_points(game, record.actions, base))
+    points, fates = _points(game, record.actions, effort.everything)
     budget = max(budget_s, 0.0) * STEPS_PER_SECOND
     work = _Work()
     exact = Exact()
-    screened = [p for p in points if not _solve(p, exact)]
+    sampled = [p for p in points if not _solve(p, exact)]
     work.steps += exact.nodes
-    # the screen: every decision with a few rollouts, the same seeds for all its actions
-    unit = sum(len(p.acts) * max(len(record.actions) - p.index, 1) for p in screened)
-    done = max(1, min(SCREEN_MAX, int(SCREEN_SHARE * budget / unit))) if unit else 0
-    for p in screened:
-        before = work.steps
-        _roll(p, base, 0, done, work)
-        p.per_rollout = (work.steps - before) / (done * len(p.acts))
-    # then the costliest of each team again, with fresh seeds, fewer and deeper each stage
-    pool = screened
-    for stage, (per_team, share) in enumerate(STAGES, 1):
-        chosen = [p for side in (0, 1) for p in _costliest(pool, side, per_team)]
-        need = sum(len(p.acts) * max(p.per_rollout, 1.0) for p in chosen)
-        n = min(DEEP_MAX, int(share * (budget - work.steps) / need)) if need else 0
-        if n <= done:
+    settled = True
+    # the screen: every decision, a few rollouts of each action on shared seeds
+    for p in sampled:
+        if work.steps > budget:
+            settled = False
             break
-        for p in chosen:
-            _roll(p, base, stage, n, work)
-        pool, done = chosen, n
-    deepest = max((p.stage for p in points), default=0)
-    final = [p for p in points if p.exact or p.stage > 0 or deepest == 0]
-    teams = tuple(_turning_points(final, side) for side in (0, 1))
+        _extend(p, digest, effort.screen, work)
+        if len(p.acts) > effort.keep + 1:
+            _prune(p, effort.keep)
+    live = [p for p in points if p.exact or p.n > 0]
+    # then the decisions at the cut, twice the rollouts each round, until it is settled
+    deep: set[int] = set()
+    while settled:
+        doubtful = [p for side in (0, 1) for p in _doubtful(live, side, effort.doubt)]
+        growing = [p for p in doubtful if not p.exact and p.n < effort.cap]
+        if not growing:
+            break
+        for p in growing:
+            if work.steps > budget:
+                settled = False
+                break
+            _extend(p, digest, min(effort.cap, 2 * p.n), work)
+            deep.add(p.index)
+    teams = tuple(_turning_points(live, side, fates) for side in (0, 1))
     return Review(
         teams=(teams[0], teams[1]),
         decisions=len(record.actions),
         compared=len(points),
-        deep=sum(p.stage > 0 for p in points),
+        deep=len(deep),
         exact=sum(p.exact for p in points),
         rollouts=work.rollouts,
         steps=work.steps,
+        settled=settled,
     )
 
 
@@ -238,27 +316,80 @@ def _canonical(act: Action) -> Action:
     return Action(act.seat, act.do, fmt(parse(act.cards))) if act.cards else act
 
 
-def _points(game: Game, actions: Iterable[Action], base: int) -> Iterable[_Point]:
-    """Replay ``actions`` on ``game``, yielding each decision that had an alternative the AI
-    would consider (the normal choice and the hard level's candidates)."""
+def _control(act: Action) -> bool:
+    """A play that spends 2s or jokers."""
+    if not act.cards:
+        return False
+    counts = parse(act.cards)
+    return bool(counts[TWO] or counts[SMALL] or counts[BIG])
+
+
+def matters(game: Game, seat: int, ask: Ask, acts: Sequence[Action]) -> bool:
+    """A decision worth reviewing: a burn claim (§7), an answer to a 够级 play, a play of 2s
+    or jokers (taken, or the computer's own choice: ``acts`` begins with the action taken,
+    then the computer's), a seat's last tricks (:data:`LAST_CARDS` cards or fewer)
+    and §12 四户乱缠."""
+    top = game.top
+    return (
+        ask == Ask.BURN
+        or (top is not None and (top.gouji or top.burn))
+        or any(_control(a) for a in acts[:2])
+        or sum(game.hands[seat]) <= LAST_CARDS
+        or game.four_way
+    )
+
+
+# what became of a seat after a decision: (index of the action after which it happened,
+# outcome); the final rank of each seat
+_Fates = tuple[list[list[tuple[int, str]]], list[int]]
+
+
+def _points(game: Game, actions: Iterable[Action], everything: bool) -> tuple[list[_Point], _Fates]:
+    """Replay ``actions`` on ``game``: each decision that had an alternative the computer
+    would consider (the normal choice and the hard level's candidates) and that
+    :func:`matters` (all of them with ``everything``); and what became of each seat."""
     starts = [sum(h) for h in game.start_hands]
     unseen = list(DECK_COUNTS)  # the cards not played yet, as every seat counts them
     trick = 1
+    out: list[_Point] = []
+    happened: list[list[tuple[int, str]]] = [[] for _ in range(6)]
     for i, act in enumerate(actions):
         seat = act.seat
         legal = game.legal(seat)
         if legal.ask is not None:
             k = from_view(game.view(seat), game.log, starts)
-            ch = decide_play(k, legal.plays, legal.can_yield, random.Random(f"{base}:{i}"))
+            ch = decide_play(k, legal.plays, legal.can_yield, random.Random(f"review:{i}"))
             normal = Action(seat, Do(ch.do), str(ch.play) if ch.play is not None else "")
             taken = _canonical(act)
             acts = [taken, *(a for a in candidates(k, legal, normal) if a != taken)]
-            if len(acts) > 1:
-                yield _Point(i, seat, trick, legal.ask, game.copy(), list(unseen), acts)
-        events = game.apply(act)
-        trick += sum(e.type == EventType.TRICK_WON for e in events)
+            if len(acts) > 1 and (everything or matters(game, seat, legal.ask, acts)):
+                top = game.top
+                out.append(
+                    _Point(
+                        i,
+                        seat,
+                        trick,
+                        legal.ask,
+                        game.copy(),
+                        list(unseen),
+                        acts,
+                        top.seat if top is not None else None,
+                        str(top.play) if top is not None else "",
+                    )
+                )
+        for ev in game.apply(act):
+            if ev.type == EventType.TRICK_WON:
+                trick += 1
+            elif ev.type == EventType.BURN_SUCCESS and ev.victim is not None:
+                happened[ev.victim].append((i, "burned"))
+            elif ev.type == EventType.SMOTHERED and ev.seat is not None:
+                happened[ev.seat].append((i, "smothered"))
+            elif ev.type == EventType.BURN_FAIL and ev.seat is not None:
+                happened[ev.seat].append((i, "burn_fail"))
         if act.cards:
             unseen = [u - n for u, n in zip(unseen, parse(act.cards), strict=True)]
+    ranks = [r or 0 for r in game.ranks]
+    return out, (happened, ranks)
 
 
 def _solve(p: _Point, exact: Exact) -> bool:
@@ -279,42 +410,87 @@ def _solve(p: _Point, exact: Exact) -> bool:
     return True
 
 
-def _roll(p: _Point, base: int, stage: int, n: int, work: _Work) -> None:
-    """``n`` rollouts of each of ``p``'s actions, on fresh seeds of this ``stage`` (the same
-    for all its actions)."""
-    seeds = random.Random(f"{base}:{p.index}:{stage}")
-    rows: list[list[float]] = [[] for _ in p.acts]
-    for _ in range(n):
-        seed = seeds.random()
-        for row, act in zip(rows, p.acts, strict=True):
-            diff, steps = explore_rollout(p.game, act, p.unseen, seed)
+def _extend(p: _Point, digest: str, n: int, work: _Work) -> None:
+    """Rollouts of each of ``p``'s actions up to ``n`` each, the k-th on the k-th seed of the
+    decision's own stream (the same for all its actions)."""
+    if not p.results:
+        p.results = [[] for _ in p.acts]
+    seeds = random.Random(f"{digest}:{p.index}")
+    stream = [seeds.random() for _ in range(n)]
+    for k in range(p.n, n):
+        for row, act in zip(p.results, p.acts, strict=True):
+            diff, steps = explore_rollout(p.game, act, p.unseen, stream[k])
             row.append(for_team(diff, p.seat))
             work.steps += steps
             work.rollouts += 1
-    p.results = rows
-    p.stage = stage
 
 
-def _costliest(points: Iterable[_Point], side: int, n: int) -> list[_Point]:
-    """The ``n`` decisions of team ``side`` that cost most by their figures so far (some)."""
-    costs = [(p.cost()[1], p) for p in points if p.seat % 2 == side]
-    costs.sort(key=lambda c: (-c[0], c[1].index))
-    return [p for cost, p in costs[:n] if cost > 0]
+def _prune(p: _Point, keep: int) -> None:
+    """Keep the action taken and the ``keep`` best alternatives."""
+    means = [statistics.fmean(r) for r in p.results]
+    alts = sorted(range(1, len(p.acts)), key=lambda i: (-means[i], i))[:keep]
+    rows = [0, *sorted(alts)]
+    p.acts = [p.acts[i] for i in rows]
+    p.results = [p.results[i] for i in rows]
 
 
-def _turning_points(points: Iterable[_Point], side: int) -> tuple[TurningPoint, ...]:
+def _doubtful(points: Iterable[_Point], side: int, most: int) -> list[_Point]:
+    """Team ``side``'s decisions whose place is not settled: in its :data:`SHOWN` costliest
+    or out of them, reported or not (:data:`MIN_POINTS`), as far as their confidence
+    intervals tell; when the cut is in doubt, the decisions at it and the ``most`` likeliest of
+    the others to enter it."""
+    rows = sorted(
+        ((p.bounds(), p) for p in points if p.seat % 2 == side),
+        key=lambda r: (-r[0][0], r[1].index),
+    )
+    top, rest = rows[:SHOWN], rows[SHOWN:]
+    cut_in = max([MIN_POINTS, *(lo for (_, lo, _), _ in top[SHOWN - 1 : SHOWN])])
+    cut_out = max([MIN_POINTS, *(hi for (_, _, hi), _ in rest)])
+    outside = [p for (_, _, hi), p in rest if hi >= cut_in]
+    inside = [p for (_, lo, hi), p in top if lo < cut_out and hi >= MIN_POINTS]
+    if not outside and not inside:
+        return []
+    # the cut is in doubt: the SHOWN at the top and the likeliest of the rest to enter
+    return [p for _, p in top] + sorted(outside, key=lambda p: -p.bounds()[2])[:most]
+
+
+def _fate(fates: _Fates, p: _Point) -> tuple[str, int]:
+    happened, ranks = fates
+    after = [what for i, what in happened[p.seat] if i >= p.index]
+    return (after[0] if after else "out"), ranks[p.seat]
+
+
+def _turning_points(points: Iterable[_Point], side: int, fates: _Fates) -> tuple[TurningPoint, ...]:
     """Team ``side``'s costliest decisions, at most :data:`SHOWN`: a cost of at least
     :data:`MIN_POINTS`, and (from rollouts) :data:`Z` standard errors."""
     out: list[TurningPoint] = []
     for p in points:
         if p.seat % 2 != side:
             continue
-        b, lost, win, se = p.cost()
+        b, lost, win, se, win_se = p.cost()
         if lost < MIN_POINTS or lost <= Z * se:
             continue
-        n = 0 if p.exact else len(p.results[0])
+        n = 0 if p.exact else p.n
+        sure = p.exact or (n >= WIN_SAMPLES and win - Z * win_se >= WIN_SHOWN)
+        sure = sure and win >= WIN_SHOWN
+        outcome, rank = _fate(fates, p)
         out.append(
-            TurningPoint(p.index, p.seat, p.trick, p.ask, p.acts[0], p.acts[b], lost, win, n)
+            TurningPoint(
+                p.index,
+                p.seat,
+                p.trick,
+                p.ask,
+                p.acts[0],
+                p.acts[b],
+                lost,
+                win,
+                n,
+                sure,
+                p.top_seat,
+                p.top,
+                outcome,
+                rank,
+            )
         )
     out.sort(key=lambda tp: (-tp.points, tp.index))
     return tuple(out[:SHOWN])

@@ -1,30 +1,42 @@
-"""``python3 -m engine.ai.review_bench``: the post-game review (:mod:`engine.ai.review`) of
-seeded games played by the AI, its figures printed (never a timed test): per game the time
-(CPU of this process), the decisions in the record, those compared with an alternative,
-valued again deeply and solved exactly, the rollouts and the turning points found. The last
-line printed is JSON.
+"""``python -m engine review-bench``: the post-game review (:mod:`engine.ai.review`) of seeded
+games played by the computer (the normal level on both sides), its figures printed (never a
+timed test). Per game: the CPU time of this process, the decisions in the record, those
+reviewed, valued again and solved exactly, the rollouts and the picks (the two costliest
+decisions of each team); and how many of the picks agree with a reference run
+(``--make-reference`` writes it: the same games reviewed with :data:`~engine.ai.review.REFERENCE`
+effort, other rollouts and a 60 s cap). ``--stability`` reviews each game again with another
+seed, ``--resample`` with other rollouts (``salt``), and counts the games whose picks stay.
+
+The last line printed is JSON: ``cpu_s_median`` (CPU seconds a game), ``agreement`` (the
+share of places that agree with the reference), and the rest of the figures.
 """
 
 from __future__ import annotations
 
-import argparse
+import hashlib
 import json
 import random
 import statistics
-import sys
 import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 from ..match import Match
 from ..rules import Rules
 from .decision import decide
-from .review import review_game
+from .review import PRODUCTION, REFERENCE, SHOWN, Effort, Review, review_game
 
 DEAL_STRIDE = 1_000_003  # game seeds: seed * stride + index, as the arena's deals
+REFERENCE_FILE = Path(__file__).resolve().parents[2] / "data" / "review_reference.json"
+REFERENCE_SALT = "reference"  # the reference's rollouts are not the bench's
+PICKS = 2  # places per team compared with the reference
 
 
 def ai_game_record(rules: Rules, seed: int, levels: tuple[str, str] = ("normal", "normal")) -> str:
     """The game record (RECORDS.md, JSON text) of game 1 of a seeded match, its deal phase
-    and play decided by the AI: team A (seats 0 2 4) at ``levels[0]``, team B at
+    and play decided by the computer: team A (seats 0 2 4) at ``levels[0]``, team B at
     ``levels[1]``."""
     match = Match(rules, seed=seed)
     match.new_game()
@@ -36,60 +48,156 @@ def ai_game_record(rules: Rules, seed: int, levels: tuple[str, str] = ("normal",
     return json.dumps(match.game.record().to_json())
 
 
-def run(games: int, seed: int, preset: str, budget_s: float, levels: tuple[str, str]) -> int:
+def picks(review: Review) -> list[list[int]]:
+    """The costliest :data:`PICKS` decisions of each team, by their index in the record."""
+    return [[tp.index for tp in side[:PICKS]] for side in review.teams]
+
+
+def agreeing(mine: Sequence[Sequence[int]], ref: Sequence[Sequence[int]]) -> int:
+    """Places (of :data:`PICKS` per team) where two reviews agree: a decision both picked, or
+    a place both left empty (no costly decision)."""
+    return sum(
+        len(set(a) & set(b)) + min(PICKS - len(a), PICKS - len(b))
+        for a, b in zip(mine, ref, strict=True)
+    )
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _line(i: int, spent: float, r: Review, extra: str = "") -> str:
+    return (
+        f"game {i + 1}: {spent:5.2f} s, {r.decisions} decisions, {r.compared} reviewed, "
+        f"{r.deep} again, {r.exact} exactly, {r.rollouts} rollouts, "
+        f"{'settled' if r.settled else 'NOT settled'}, picks {picks(r)}{extra}"
+    )
+
+
+def make_reference(
+    games: int, seed: int, preset: str, budget_s: float, path: Path, effort: Effort = REFERENCE
+) -> int:
+    """Review the seeded games with the reference ``effort`` and write their picks to ``path``
+    (after each game: a run cut short leaves the games done)."""
     rules = Rules.preset_named(preset)
-    times: list[float] = []
-    rows = []
+    made: dict[str, Any] = {
+        "how": "python -m engine review-bench --make-reference",
+        "games": games,
+        "seed": seed,
+        "preset": preset,
+        "budget_s": budget_s,
+        "effort": effort.__dict__,
+        "salt": REFERENCE_SALT,
+        "reviews": [],
+    }
     for i in range(games):
-        text = ai_game_record(rules, seed * DEAL_STRIDE + i, levels)
+        text = ai_game_record(rules, seed * DEAL_STRIDE + i)
         t = time.process_time()
-        review = review_game(text, budget_s, random.Random(seed * DEAL_STRIDE + i))
+        r = review_game(text, budget_s, salt=REFERENCE_SALT, effort=effort)
+        spent = time.process_time() - t
+        print(_line(i, spent, r), flush=True)
+        made["reviews"].append(
+            {
+                "game": i,
+                "record_sha256": _digest(text),
+                "cpu_s": round(spent, 2),
+                "picks": picks(r),
+                "review": r.to_json(),
+            }
+        )
+        path.write_text(json.dumps(made, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({"reference": str(path), "games": games}))
+    return 0
+
+
+def run(
+    games: int,
+    seed: int,
+    preset: str,
+    budget_s: float,
+    samples: int | None = None,
+    stability: bool = False,
+    resample: bool = False,
+    reference: Path = REFERENCE_FILE,
+) -> int:
+    """Review the seeded games as the bot does and print the figures (module doc)."""
+    rules = Rules.preset_named(preset)
+    effort = PRODUCTION if samples is None else replace(PRODUCTION, cap=samples)
+    refs: dict[int, dict[str, Any]] = {}
+    if reference.exists():
+        stored = json.loads(reference.read_text(encoding="utf-8"))
+        if (stored["seed"], stored["preset"]) == (seed, preset):
+            refs = {int(row["game"]): row for row in stored["reviews"]}
+    times: list[float] = []
+    agree = places = full = 0
+    same = same_resampled = 0
+    unsettled = 0
+    for i in range(games):
+        text = ai_game_record(rules, seed * DEAL_STRIDE + i)
+        t = time.process_time()
+        r = review_game(text, budget_s, random.Random(seed * DEAL_STRIDE + i), effort=effort)
         spent = time.process_time() - t
         times.append(spent)
-        found = [len(side) for side in review.teams]
-        rows.append(review.to_json() | {"seconds": round(spent, 2)})
-        print(
-            f"game {i + 1}: {spent:5.1f} s, {review.decisions} decisions, {review.compared} "
-            f"compared, {review.deep} deeply, {review.exact} exactly, {review.rollouts} "
-            f"rollouts ({review.steps / spent:.0f} steps/s), turning points {found[0]}+{found[1]}",
-            flush=True,
-        )
-        for side in review.teams:
+        unsettled += not r.settled
+        extra = ""
+        ref = refs.get(i)
+        if ref is not None and ref["record_sha256"] == _digest(text):
+            n = agreeing(picks(r), ref["picks"])
+            agree, places, full = agree + n, places + 2 * PICKS, full + (n >= 3)
+            extra += f", reference {ref['picks']}: {n} of {2 * PICKS}"
+        if stability:
+            other = review_game(text, budget_s, random.Random(f"other:{i}"), effort=effort)
+            same += picks(other) == picks(r)
+            extra += f", other seed {picks(other)}"
+        if resample:
+            other = review_game(text, budget_s, salt=f"resample:{i}", effort=effort)
+            same_resampled += picks(other) == picks(r)
+            extra += f", other rollouts {picks(other)}"
+        print(_line(i, spent, r, extra), flush=True)
+        for side in r.teams:
             for tp in side:
                 print(
                     f"    seat {tp.seat} action {tp.index} (trick {tp.trick}, {tp.ask}): "
                     f"{tp.played} -> {tp.suggested}: -{tp.points:.1f} points, "
-                    f"win -{100 * tp.win:.0f}% ({tp.rollouts or 'exact'})"
+                    f"win -{100 * tp.win:.0f}%{'' if tp.win_sure else ' (not shown)'} "
+                    f"({tp.rollouts or 'exact'}), {tp.outcome}"
                 )
-    figures = {
+    figures: dict[str, Any] = {
         "games": games,
         "preset": preset,
         "budget_s": budget_s,
-        "levels": list(levels),
-        "seconds_median": round(statistics.median(times), 2),
-        "seconds_max": round(max(times), 2),
-        "decisions_mean": round(statistics.fmean(r["decisions"] for r in rows), 1),
-        "compared_mean": round(statistics.fmean(r["compared"] for r in rows), 1),
-        "rollouts_mean": round(statistics.fmean(r["rollouts"] for r in rows)),
-        "steps_per_s": round(sum(r["steps"] for r in rows) / sum(times)),
+        "effort": effort.__dict__,
+        "cpu_s_max": round(max(times), 2),
+        "unsettled": unsettled,
+        "reference_games": places // (2 * PICKS),
+        "games_3_of_4": full,
     }
+    if stability:
+        figures["same_picks_other_seed"] = same
+    if resample:
+        figures["same_picks_other_rollouts"] = same_resampled
+    figures["cpu_s_median"] = round(statistics.median(times), 2)
+    figures["agreement"] = round(agree / places, 3) if places else None
     print(json.dumps(figures))
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python3 -m engine.ai.review_bench", description="the post-game review's figures"
+def main(args: Any) -> int:
+    """``python -m engine review-bench`` with its parsed options (engine/__main__.py)."""
+    path = REFERENCE_FILE if args.reference is None else Path(args.reference)
+    if args.make_reference:
+        effort = REFERENCE if args.samples is None else replace(REFERENCE, cap=args.samples)
+        return make_reference(args.games, args.seed, args.preset, args.budget_s, path, effort)
+    return run(
+        args.games,
+        args.seed,
+        args.preset,
+        args.budget_s,
+        args.samples,
+        args.stability,
+        args.resample,
+        path,
     )
-    parser.add_argument("--games", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--preset", default="standard")
-    parser.add_argument("--budget-s", type=float, default=60.0, help="each review's budget")
-    parser.add_argument("--a", default="normal", help="AI level of team A in the games")
-    parser.add_argument("--b", default="normal", help="AI level of team B in the games")
-    args = parser.parse_args(argv)
-    return run(args.games, args.seed, args.preset, args.budget_s, (args.a, args.b))
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+assert SHOWN >= PICKS  # the picks compared are among those a review shows

@@ -1,0 +1,437 @@
+"""How the bot is deployed, as one part chosen once where the app is built (bot.compose):
+:class:`Single`, one process (SQLite), or :class:`Shared`, several processes on one PostgreSQL
+database (bot.coord). The core asks it, and never which one it is, to
+
+- **hold a table for a change** (:meth:`Deployment.hold`; with several processes also against
+  the others, the copy brought up to date first, and the change stored with its messages and
+  timers at the end),
+- **find a table** another process may have opened, and **store** one,
+- **deliver to a chat** (:meth:`Deployment.delivering`: with several processes one at a time,
+  from the outbox),
+- **pace calls** (the budget of calls over all chats: this process's, or all processes'),
+- **make timers** (on the event loop, or stored rows any process fires),
+- **start and stop**: every unfinished table resumed after a restart, or (several processes)
+  loaded, and what dead processes leave taken over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
+from typing import Any, Protocol
+
+from engine.actions import IllegalAction
+from engine.matchrecord import BadMatchRecord, parse_entry
+
+from . import storage as S
+from .coord import Lease, PgCoord
+from .model import TableState, TableStatus
+from .outbox import Out
+from .pacing import Pace, SharedPace
+from .pg_storage import PostgresStorage
+from .queues import ChatQueue
+from .table import Table
+from .takeover import Takeover
+from .tenure import Poster, tenure
+from .timers import LoopTimers, StoredTimers
+
+log = logging.getLogger("gouji.deployment")
+AfterRestart = Callable[[list[Table]], Awaitable[None]]
+
+
+class Registry(Protocol):
+    """What a deployment needs of the table registry (:class:`bot.tables.Tables`)."""
+
+    storage: S.Storage
+    poster: Poster  # the sender's queues, past the tenure
+
+    def get(self, table_id: int) -> Table | None: ...
+
+    def row(self, table: Table) -> S.TableRow: ...
+
+    def at(self, chat_id: int, thread_id: int | None) -> Table | None: ...
+
+    def add(self, table: Table) -> None: ...
+
+    def drop(self, table: Table) -> None: ...
+
+    async def load(self, row: S.TableRow) -> Table: ...
+
+    def resume(self, table: Table) -> None: ...
+
+    async def restore(self) -> list[Table]: ...
+
+    async def send_outbox(self) -> int: ...
+
+    def locked(self, table: Table) -> AbstractAsyncContextManager[Table]: ...
+
+    async def find(self, table_id: int) -> Table | None: ...
+
+
+class Turn(Protocol):
+    """A chat's delivery by this process, while it lasts."""
+
+    @property
+    def fresh(self) -> bool:
+        """Another process delivered to the chat since this one did (what it shows changed)."""
+
+    def outdated(self, out: Out) -> bool:
+        """A kept message's content older than what the chat shows (not sent)."""
+
+
+Forget = Callable[[int], Awaitable[None]]
+
+
+class Deployment(Protocol):
+    timers: LoopTimers
+
+    def hold(self, tables: Registry, table: Table) -> AbstractAsyncContextManager[None]: ...
+
+    def current(self, tables: Registry, table: Table) -> AbstractAsyncContextManager[None]: ...
+
+    async def find(self, tables: Registry, table_id: int) -> Table | None: ...
+
+    async def find_at(
+        self, tables: Registry, chat_id: int, thread_id: int | None
+    ) -> Table | None: ...
+
+    async def save(
+        self,
+        table: Table,
+        row: S.TableRow,
+        entries: Sequence[str],
+        outbox: Sequence[bytes | tuple[int, bytes]],
+    ) -> list[int]: ...
+
+    def delivering(
+        self, chat_id: int, chat: ChatQueue, forget: Forget
+    ) -> AbstractAsyncContextManager[Turn]: ...
+
+    def pace(self, per_s: float, burst: int) -> Pace: ...
+
+    async def start(self, tables: Registry, after_restart: AfterRestart) -> int: ...
+
+    async def leave(self) -> None:
+        """No more work taken from other processes (a stop begins)."""
+
+    async def stop(self, drained: bool) -> None: ...
+
+
+class _Alone:
+    """A chat's delivery with nobody to share it with."""
+
+    fresh = False
+
+    @staticmethod
+    def outdated(out: Out) -> bool:
+        return False
+
+
+class Single:
+    """One process: every lock is the process's own, what it holds in memory is the truth, and
+    a restart resumes every table from storage."""
+
+    def __init__(self, storage: S.Storage, timers: LoopTimers | None = None) -> None:
+        self.storage = storage
+        self.timers = timers if timers is not None else LoopTimers()
+
+    @asynccontextmanager
+    async def hold(self, tables: Registry, table: Table) -> AsyncIterator[None]:
+        yield
+
+    current = hold
+
+    async def find(self, tables: Registry, table_id: int) -> Table | None:
+        return tables.get(table_id)
+
+    async def find_at(self, tables: Registry, chat_id: int, thread_id: int | None) -> Table | None:
+        return tables.at(chat_id, thread_id)
+
+    async def save(
+        self,
+        table: Table,
+        row: S.TableRow,
+        entries: Sequence[str],
+        outbox: Sequence[bytes | tuple[int, bytes]],
+    ) -> list[int]:
+        return await self.storage.save_table(row, entries, outbox)
+
+    @asynccontextmanager
+    async def delivering(
+        self, chat_id: int, chat: ChatQueue, forget: Forget
+    ) -> AsyncIterator[Turn]:
+        yield _Alone()
+
+    def pace(self, per_s: float, burst: int) -> Pace:
+        return Pace(per_s, burst)
+
+    async def start(self, tables: Registry, after_restart: AfterRestart) -> int:
+        """Every unfinished table rebuilt from storage, what the last run stored and did not
+        send sent first, then each table shown again (players' views re-sent, timers
+        restarted, the group told the bot is back)."""
+        found = await tables.restore()
+        await tables.send_outbox()
+        for table in found:
+            async with tables.locked(table):
+                # an OVER table: its game-over message is in the chat (and bot.ready shows
+                # its ready check again, if one is open)
+                tables.resume(table)
+        await after_restart(found)  # facts a kill left unstored, 复盘 not yet posted
+        return len(found)
+
+    async def leave(self) -> None:
+        return None
+
+    async def stop(self, drained: bool) -> None:
+        return None
+
+
+class _Leased:
+    """A chat's delivery held by this process (bot.coord: a lease row)."""
+
+    def __init__(self, lease: Lease) -> None:
+        self.lease = lease
+
+    @property
+    def fresh(self) -> bool:
+        return self.lease.fresh
+
+    def outdated(self, out: Out) -> bool:
+        """A kept message's content older than what another process put in place (its table's
+        rev) is not sent; a newer one is remembered."""
+        if out.slot is None or not out.rev:
+            return False
+        key = f"{out.slot.table}:{out.slot.kind}:{out.slot.index}"
+        if self.lease.shown.get(key, 0) > out.rev:
+            return True
+        self.lease.shown[key] = out.rev
+        return False
+
+
+class Shared:
+    """Several processes on one PostgreSQL database (bot.coord): a table is held by one process
+    at a time and brought up to date first, a change is stored with the messages and timers it
+    causes, a chat is delivered to by one process at a time, timers are rows any process
+    fires, and what a dead process leaves is taken over (bot.takeover)."""
+
+    def __init__(self, storage: PostgresStorage, timers: LoopTimers | None = None) -> None:
+        self.storage = storage
+        self.coord = PgCoord(storage)
+        self.timers = timers if timers is not None else StoredTimers(self.coord)
+        self.takeover: Takeover | None = None
+
+    # -- tables ---------------------------------------------------------------------------------
+    @asynccontextmanager
+    async def hold(self, tables: Registry, table: Table) -> AsyncIterator[None]:
+        """The table held by this process alone, brought up to date with what the others
+        stored first. A change is stored as it is made (the table unsettled meanwhile); at the
+        end, in one transaction, the table settled with the messages the change caused (the
+        outbox: if this process dies before delivering them, another does) and the timers it
+        set; then the messages are sent. A table found unsettled (a process died halfway) is
+        shown again first, as after a restart."""
+        async with self.coord.table_lock(table.id) as stored:
+            if stored is not None and stored[0] != table.rev:
+                await self.catch_up(tables, table)
+            table.saved_mem = before = table.mem()
+            table.changes = 0
+            with tenure() as posted:
+                if stored is not None and not stored[1]:
+                    tables.resume(table)  # what the process that died did not show
+                yield
+            if table.changes or posted or table.mem() != before:
+                await self._settle(tables, table, posted)
+            else:
+                await self.timers.flush()
+
+    @asynccontextmanager
+    async def current(self, tables: Registry, table: Table) -> AsyncIterator[None]:
+        """The table as stored last (another process may have changed it)."""
+        async with tables.locked(table):
+            yield
+
+    async def _settle(self, tables: Registry, table: Table, posted: list[Out]) -> None:
+        """The end of a change: the table settled with its messages and timers, then sent."""
+        rev = table.rev + 1  # the settling save's
+        outs = [replace(out, rev=rev) for out in posted]
+        new = [o for o in outs if o.outbox_id is None]
+        coord = self.coord
+
+        async def timers(tx: Any) -> None:
+            async def store(
+                puts: list[tuple[str, int, str, dict[str, Any], float]], drops: list[str]
+            ) -> None:
+                await coord.write_timers(tx, puts, drops)
+
+            await self.timers.write(store)
+
+        ids = await self._store(
+            table,
+            tables.row(table),
+            [],
+            [(o.chat_id, o.dumps()) for o in new],
+            settle=True,
+            also=timers,
+        )
+        stored = dict(zip(map(id, new), ids, strict=True))
+        for out in outs:
+            oid = stored.get(id(out))
+            tables.poster.post(out if oid is None else replace(out, outbox_id=oid))
+
+    async def save(
+        self,
+        table: Table,
+        row: S.TableRow,
+        entries: Sequence[str],
+        outbox: Sequence[bytes | tuple[int, bytes]],
+    ) -> list[int]:
+        """Stored with what another process needs to go on (``mem``), unsettled until the
+        change ends; the stored rev must be the table's (it is, under the lock)."""
+        return await self._store(table, row, entries, outbox)
+
+    async def _store(
+        self,
+        table: Table,
+        row: S.TableRow,
+        entries: Sequence[str],
+        outbox: Sequence[bytes | tuple[int, bytes]],
+        settle: bool = False,
+        also: Callable[[Any], Awaitable[None]] | None = None,
+    ) -> list[int]:
+        row.mem = table.saved_mem = table.mem()
+        row.settled = settle  # a change's own saves leave it unsettled until its end
+        ids = await self.storage.save_table(row, entries, outbox, expect_rev=table.rev, also=also)
+        table.rev = row.rev
+        table.changes += 1
+        return ids
+
+    async def find(self, tables: Registry, table_id: int) -> Table | None:
+        """In memory, or as another process stored it."""
+        table = tables.get(table_id)
+        if table is not None:
+            return table
+        row = await self.storage.load_table(table_id)
+        if row is None or row.status not in (*S.ACTIVE, TableStatus.OVER):
+            return None
+        return await self._adopt(tables, row)
+
+    async def find_at(self, tables: Registry, chat_id: int, thread_id: int | None) -> Table | None:
+        """As stored: one opened, closed or ended by another process is seen here."""
+        row = await self.storage.table_for_chat(chat_id, thread_id)
+        if row is None:
+            table = tables.at(chat_id, thread_id)
+            if table is not None and table.status in S.ACTIVE:  # ended or closed elsewhere
+                tables.drop(table)
+            return None
+        assert row.table_id is not None
+        known = tables.get(row.table_id)
+        return known if known is not None else await self._adopt(tables, row)
+
+    async def _adopt(self, tables: Registry, row: S.TableRow) -> Table | None:
+        try:
+            table = await tables.load(row)
+        except (BadMatchRecord, ValueError) as e:
+            log.error("table %s does not load here (%s)", row.table_id, type(e).__name__)
+            return None
+        known = tables.get(table.id)
+        if known is not None:  # loaded meanwhile by another update
+            return known
+        tables.add(table)
+        return table
+
+    async def catch_up(self, tables: Registry, table: Table) -> None:
+        """The table as another process stored it last (its copy here is older)."""
+        row = await self.storage.load_table(table.id)
+        if row is None:
+            return
+        m = table.match
+        if m is not None and row.mem is not None and row.version >= table.version:
+            # the usual case: the actions since this copy's, replayed on it (a whole replay
+            # costs a game's worth of them)
+            try:
+                new = await self.storage.load_actions(table.id, table.version)
+                m.replay_into([parse_entry(e) for e in new])
+                table.take_mem(row.mem)
+            except (BadMatchRecord, IllegalAction, ValueError) as e:
+                log.warning("table %d: caught up by a whole replay (%s)", table.id, e)
+            if m.version == row.version:
+                st = TableState.from_json(row.state)
+                lv = row.state.get("lobby_ver")
+                table.st, table.status, table.version = st, TableStatus(row.status), m.version
+                table.lobby_ver = lv if isinstance(lv, int) else 0
+                table.rev = row.rev
+                return
+        fresh = await tables.load(row)
+        for f in dataclasses.fields(Table):
+            if f.name not in ("id", "lock"):
+                setattr(table, f.name, getattr(fresh, f.name))
+        if tables.at(table.chat_id, table.thread_id) is None and table.status in S.ACTIVE:
+            tables.add(table)
+
+    # -- chats ----------------------------------------------------------------------------------
+    @asynccontextmanager
+    async def delivering(
+        self, chat_id: int, chat: ChatQueue, forget: Forget
+    ) -> AsyncIterator[Turn]:
+        """Wait until this process delivers to the chat (one at a time, so that each message
+        ends with its newest content); the chat's pace goes on from the last call any process
+        made to it, and what waits for it is what the outbox holds for it."""
+        while (lease := await self.coord.lease(chat_id)) is None:
+            await asyncio.sleep(0.02)
+        try:
+            chat.last = max(chat.last, time.monotonic() - (time.time() - lease.last_at))
+            before = chat.waiting()
+            rows = await self.coord.chat_outbox(chat_id)
+            stored: list[Out] = []
+            for outbox_id, data in rows:
+                try:
+                    stored.append(Out.loads(data, outbox_id))
+                except ValueError as e:
+                    log.error("%s: dropped", e)
+                    await forget(outbox_id)
+            for out in chat.refill(stored, before):
+                if out.outbox_id is not None:
+                    await forget(out.outbox_id)
+            yield _Leased(lease)
+        finally:
+            lease.last_at = time.time() - (time.monotonic() - chat.last)
+            await self.coord.release(lease)
+
+    def pace(self, per_s: float, burst: int) -> Pace:
+        return SharedPace(self.coord, per_s, burst)
+
+    # -- life -----------------------------------------------------------------------------------
+    async def start(self, tables: Registry, after_restart: AfterRestart) -> int:
+        """This process takes part: the unfinished tables loaded (to answer at once; each is
+        checked against storage whenever it is held), finished games' facts and 复盘 as after
+        a restart. Nothing is sent: a table whose last writer died is resumed by the takeover,
+        whichever process finds it first; the outbox likewise."""
+        await self.coord.start()
+        found = await tables.restore()
+        await after_restart(found)
+        self.timers.start()
+        self.takeover = Takeover(tables, self.coord)
+        self.takeover.start()
+        log.info("process %s: %d table(s) loaded", self.coord.proc_id, len(found))
+        return len(found)
+
+    async def leave(self) -> None:
+        if self.takeover is not None:
+            await self.takeover.stop()
+
+    async def stop(self, drained: bool) -> None:
+        """What this process held is the others' at once (``drained`` False: messages were
+        left unsent, so its tables are resumed by the others, as after a kill)."""
+        await self.coord.stop(drained)
+
+
+def deployment_for(storage: S.Storage, timers: LoopTimers | None = None) -> Single | Shared:
+    """Several processes on PostgreSQL (any number of them), one on SQLite; ``timers``: a
+    test's manual clock instead of the deployment's own."""
+    if isinstance(storage, PostgresStorage):
+        return Shared(storage, timers)
+    return Single(storage, timers)

@@ -1,0 +1,152 @@
+"""A chat's queue of messages waiting for the sender: in order, updates of the same message
+coalesced (only the newest pending content is sent), a stored message queued once, command
+answers giving way first when a chat floods."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass, field, replace
+
+from .outbox import Out
+
+log = logging.getLogger("gouji.queues")
+INFO_WAITING = 3  # command answers a chat's queue holds at once (a flood of /help drops the rest)
+QUEUED_KEPT = 4096  # stored messages' ids remembered as queued (a stored message queued once)
+
+
+@dataclass
+class ChatQueue:
+    """One chat's waiting messages and its worker."""
+
+    # when the last call to this chat went out: at first, when the sender started, as a process
+    # that died a moment ago may have spent the chat's budget (a restart's notice waits a pace)
+    last: float
+    queue: deque[Out] = field(default_factory=deque)
+    worker: asyncio.Task[None] | None = None
+    # stored messages queued here already (several processes: read from the outbox, and
+    # posted by this process's own change a moment later)
+    queued: set[int] = field(default_factory=set)
+
+    def add(self, out: Out) -> list[Out]:
+        """``out`` queued, coalesced with what waits (a stored message once); the waiting
+        messages it replaces (never sent: out of the outbox)."""
+        if out.outbox_id is not None:
+            if out.outbox_id in self.queued:
+                return []
+            self.queued.add(out.outbox_id)
+            if len(self.queued) > QUEUED_KEPT:
+                self.queued = set(sorted(self.queued)[-QUEUED_KEPT // 2 :])
+        queue = self.queue
+        if out.info:
+            waiting = [m for m in queue if m.info]
+            if any(m.text == out.text for m in waiting):
+                return []  # the same answer is on its way already
+            if len(waiting) >= INFO_WAITING:
+                queue.remove(waiting[0])  # the oldest answer gives way; the game never
+        if out.act:  # bot.pins: a deleted message's waiting contents are moot
+            moot = (
+                [m for m in queue if m.slot == out.slot and not m.act]
+                if out.act == "delete"
+                else []
+            )
+            for m in moot:
+                queue.remove(m)
+            queue.append(out)
+            return moot
+        if out.message_id is not None:  # an edit of a message by its id: the newest content
+            for i, pending in enumerate(queue):
+                if pending.message_id == out.message_id:
+                    queue[i] = out
+                    return [pending]
+        elif out.slot is not None and not out.new:
+            for i, pending in enumerate(queue):
+                # (never across an act waiting on the message: it must see the content before)
+                if pending.slot == out.slot and not any(
+                    m.slot == out.slot and m.act for m in list(queue)[i:]
+                ):
+                    # coalesce: only the newest content of a message (a message about to be
+                    # sent anew takes that content with it)
+                    queue[i] = replace(out, new=pending.new)
+                    return [pending]
+        elif out.slot is not None:  # sent anew: edits still waiting for the old one are moot
+            moot = [m for m in queue if m.slot == out.slot]
+            kept = [m for m in queue if m.slot != out.slot]
+            queue.clear()
+            queue.extend(kept)
+            queue.append(out)
+            return moot
+        queue.append(out)
+        return []
+
+    def waiting(self) -> set[int]:
+        """What waits now (to tell, after reading the outbox, what was posted meanwhile)."""
+        return {id(out) for out in self.queue}
+
+    def refill(self, stored: list[Out], before: set[int]) -> list[Out]:
+        """Several processes, this one delivering to the chat: what waits is what the outbox
+        holds for it (``stored``: by any process, in the order stored), then what was posted
+        here meanwhile, then this process's messages that are not stored (answers to
+        commands). A stored message posted here before the outbox was read (``before``:
+        :meth:`waiting` then) and no longer in it was delivered by another process. The
+        messages replaced."""
+        read = {out.outbox_id for out in stored}
+        waiting = list(self.queue)
+        self.queue.clear()
+        self.queued -= {i for i in read if i is not None}  # queued again now, from the outbox
+        replaced: list[Out] = []
+        for out in stored:
+            replaced += self.add(out)
+        for out in waiting:
+            if out.outbox_id is None or (id(out) not in before and out.outbox_id not in read):
+                replaced += self.add(out)
+        return replaced
+
+
+class Queues:
+    """Every chat's queue: where the parts post (``post`` is instant); the sender
+    (:class:`bot.sender.Sender`) takes what waits, a worker a chat."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.chats: dict[int, ChatQueue] = {}
+        self._woken: dict[int, None] = {}  # chats with no worker and a message waiting
+        self._moot: list[int] = []  # stored messages replaced before they were sent
+        self._wake = asyncio.Event()
+        self.idle = asyncio.Event()
+        self.idle.set()
+        self.delivering = 0  # messages taken from a queue and not yet delivered
+
+    def post(self, out: Out) -> None:
+        chat = self.chats.get(out.chat_id)
+        if chat is None:
+            chat = self.chats[out.chat_id] = ChatQueue(self.started)
+        self.moot(chat.add(out))
+        self.idle.clear()
+        if chat.worker is None or chat.worker.done():
+            self._woken[out.chat_id] = None
+            self._wake.set()
+
+    def moot(self, outs: list[Out]) -> None:
+        """Messages replaced by a newer content: never sent, out of the outbox."""
+        self._moot += [o.outbox_id for o in outs if o.outbox_id is not None]
+
+    async def woken(self) -> tuple[list[int], list[int]]:
+        """The chats that got a message and have no worker, and the stored messages replaced,
+        since the last call (waits for one)."""
+        await self._wake.wait()
+        self._wake.clear()
+        chats, moot = list(self._woken), self._moot
+        self._woken, self._moot = {}, []
+        return chats, moot
+
+    def done(self) -> None:
+        """A worker ends: idle once no chat has a message waiting or on its way (another
+        chat's worker may still be delivering the last message it took)."""
+        if not self.delivering and all(not c.queue for c in self.chats.values()):
+            self.idle.set()
+
+    def pending(self) -> int:
+        return sum(len(c.queue) for c in self.chats.values())
