@@ -27,6 +27,7 @@ from renderers.transcript import badges_line
 NAMES = ["周五", "老李头", "喆喆", "Kitty", "虎哥", "小雨"]
 
 
+@pytest.mark.e2e
 async def test_the_result_is_said_once_after_the_last_cheer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from botkit import World, button_data, open_and_seat, over, people, start, world
 
 from bot.buttons import LobbyOp, OverOp
@@ -16,6 +17,8 @@ from bot.offline.localbot import runtime
 from bot.offline.simplayers import SimPlayer, play_until, press_lobby
 from bot.ready import READY_S
 from bot.timers import Job
+
+pytestmark = pytest.mark.e2e  # the bot end to end, through the local server
 
 
 async def first_game(w: World, group: SimGroup, users: list[SimUser]) -> None:
