@@ -17,6 +17,7 @@ from .absence import Absence
 from .buttons import Kind, LobbyOp, OverOp
 from .model import Seat, TableState, TableStatus, next_preset
 from .outbox import Answer, Out
+from .pins import unpin_outs
 from .play import Play
 from .ready import Ready
 from .router import CommandCall, Menu, Press, Router, Where
@@ -155,6 +156,9 @@ class Lobby:
                 self.sender.post(Out(chat_id, t(lang, "bot.opener_only"), None, thread_id))
                 return
             await self.tables.abandon(table)
+            if table.match is not None:  # the game's log pinned no more (bot.pins)
+                for out in unpin_outs(table):
+                    self.sender.post(out)
             text = t(lang, "bot.stopped", name=person(user.name))
             self.sender.post(Out(chat_id, text, None, thread_id))
             if table.match is None:

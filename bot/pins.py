@@ -140,9 +140,13 @@ def bind_bot(queues: Any, bot: Bot) -> None:
     pins_of(queues).bot = bot
 
 
-def act_out(chat_id: int, thread_id: int | None, slot: Slot, act: str) -> Out:
+def act_out(
+    chat_id: int, thread_id: int | None, slot: Slot, act: str, message_id: int | None = None
+) -> Out:
+    """``act`` on the slot's message (on ``message_id`` when given: a table about to be gone,
+    whose slots are looked up no more)."""
     assert act in ACTS
-    return Out(chat_id, "", None, thread_id, slot, act=act, silent=True)
+    return Out(chat_id, "", None, thread_id, slot, act=act, silent=True, message_id=message_id)
 
 
 Call = Callable[..., Awaitable[object]]  # Sender._call(chat_id, make)
@@ -220,4 +224,5 @@ def unpin_outs(table: Any) -> list[Out]:
     from .outbox import SlotKind
 
     slot = Slot(table.id, SlotKind.LOG, table.st.log_page)
-    return [act_out(table.chat_id, table.thread_id, slot, UNPIN)]
+    msg = table.st.log_msgs.get(table.st.log_page)
+    return [act_out(table.chat_id, table.thread_id, slot, UNPIN, msg)]

@@ -268,7 +268,7 @@ class Sender:
 
     async def _act(self, out: Out, slot: Slot) -> None:
         """bot.pins: the slot's message deleted, pinned or unpinned."""
-        msg_id = await self.slots.slot_id(slot)
+        msg_id = out.message_id or await self.slots.slot_id(slot)
         if msg_id is None or (out.chat_id, msg_id) in self._gone:
             return
         if await deliver_act(pins_of(self), self.bot, self._call, msg_id, out):
