@@ -172,12 +172,13 @@ async def deliver_act(pins: Pins, bot: Bot, call: Call, message_id: int | None, 
                 lambda: bot.pin_chat_message(chat_id, message_id, disable_notification=True),
             )
             c.pinned.add(message_id)
-        elif out.act == UNPIN and message_id in c.pinned:
+        elif out.act == UNPIN and (message_id in c.pinned or await pins.may_pin(chat_id)):
+            # (pinned by this process, or by one that stopped since: it may unpin here)
             c.pinned.discard(message_id)
             await call(chat_id, lambda: bot.unpin_chat_message(chat_id, message_id))
     except BadRequest as e:
         log.info("%s of message %d in chat %d refused (%s)", out.act, message_id, chat_id, e)
-        if out.act == PIN:
+        if out.act == PIN and "rights" in e.message.lower():  # taken away meanwhile
             c.may, c.asked = False, pins.clock()
         return out.act == DELETE
     return False
@@ -218,9 +219,9 @@ def sight_outs(table: Any, pins: Pins, cheered: bool, dealt: bool, page_before: 
 
 def unpin_outs(table: Any) -> list[Out]:
     """The game's log unpinned (the game is over, or the table stopped): its current page
-    (a page that filled was unpinned when the next was pinned). Only a message this process
-    pinned is unpinned (no call otherwise): after a restart in the middle of a game, its pin
-    stays until an admin removes it."""
+    (a page that filled was unpinned when the next was pinned). No call where the bot may not
+    pin; where it may, the page is unpinned even if another process (or the one before a
+    restart) pinned it."""
     from .outbox import SlotKind
 
     slot = Slot(table.id, SlotKind.LOG, table.st.log_page)

@@ -427,9 +427,7 @@ class Play:
             table.st.log_page += 1
             everyone = True
             outs.append(replace(table.table_out(), new=True))
-        # the last trick's cheer lands before the game-over picture, which buzzes: it need not
-        over = m.phase == Phase.OVER
-        outs += [replace(c, silent=True) if over else c for c in table.cheer_outs(cheers)]
+        outs += table.cheer_outs(cheers)
         outs += table.log_outs(finished)
         pins = pins_of(self.sender)
         outs += sight_outs(table, pins, bool(cheers) and not dealt, dealt, page)
