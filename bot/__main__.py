@@ -67,11 +67,18 @@ def main(argv: list[str] | None = None) -> int:
     bp.add_argument(
         "--webhook", action="store_true", help="one process too takes its updates by webhook"
     )
+    bp.add_argument(
+        "--hostile", type=int, default=0, help="noisy neighbours flooding beside the tables"
+    )
     args = parser.parse_args(argv)
     if args.command == "bench" and args.story:
         from .offline.storybench import main as story_bench
 
         return story_bench(args.games, args.seed)
+    if args.command == "bench" and args.hostile:
+        from .offline.hostile import main as hostile_bench
+
+        return hostile_bench(args.tables, args.hostile, args.actions, args.seed)
     if args.command == "bench" and args.game:
         from .offline.gamebench import main as game_bench
 

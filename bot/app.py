@@ -90,6 +90,7 @@ class Runtime:
             or self.updates.in_hand > 0
             or not self.sender.idle()
             or self.timers.busy(soon)
+            or not self.parts.router.stories.idle()
         )
 
 
@@ -346,6 +347,7 @@ async def post_shutdown(app: GoujiApp) -> None:
         return
     await rt.parts.deployment.leave()  # nothing more taken from other processes
     await rt.timers.close()  # an AI step under way ends (and is stored) before the rest
+    await rt.parts.router.stories.close()  # story answers not yet given: never given
     drained = True
     try:
         await rt.sender.drain(timeout=5.0)

@@ -6,12 +6,13 @@ and to later tables; a running match keeps the rules it was dealt with. ``/rules
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from engine.rules import Rules
 from renderers import help_text, rules_text, switch_value, t
-from renderers.rulebook import rulebook_page, rulebook_pages
+from renderers.rulebook import book_page, book_pages
 
 from .buttons import Callback, Kind, SettingsOp
 from .keyboards import Button, Keyboard
@@ -107,16 +108,17 @@ def settings_out(chat_id: int, thread_id: int | None, settings: ChatSettings) ->
 def rulebook_out(
     chat_id: int, thread_id: int | None, rules: Rules, version: int, lang: str, page: int = 0
 ) -> Out:
-    """A page of the rulebook (``/rules``) with this table's §13 switches marked, and ◀ ▶ to
-    turn the page (the buttons carry the chat settings' version, like the settings')."""
-    total = rulebook_pages(lang)
+    """A page of ``/rules`` — this table's switches first, then the rulebook with them marked
+    — and ◀ ▶ to turn the page (the buttons carry the chat settings' version, like the
+    settings')."""
+    total = book_pages(lang)
     page = min(max(page, 0), total - 1)
     row = []
     if page > 0:
         row.append(Button(t(lang, "book.prev"), _cb(version, SettingsOp.PAGE, page - 1)))
     if page + 1 < total:
         row.append(Button(t(lang, "book.next"), _cb(version, SettingsOp.PAGE, page + 1)))
-    text = rulebook_page(page, rules.switches(), lang)
+    text = book_page(page, rules, lang)
     return Out(chat_id, text, [row] if row else None, thread_id, info=True)
 
 
@@ -163,9 +165,11 @@ class SettingsMenu:
 
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
+        self.commands: Mapping[str, object] = {}
         self.sender = tables.sender
 
     def register(self, router: Router) -> None:
+        self.commands = router.commands  # every part's, for /help (filled as parts register)
         router.command("rules", self._cmd_rules, menu=Menu.BOTH)
         router.command("settings", self._cmd_settings, menu=Menu.GROUP)
         router.command("help", self._cmd_help, menu=Menu.BOTH)
@@ -204,8 +208,10 @@ class SettingsMenu:
         return Answer(edit=page)
 
     async def _cmd_help(self, c: CommandCall) -> None:
+        """How to play, with the rules that are on here and every command."""
         lang = await self.tables.lang_of(c.chat_id, c.user)
-        self.tables.reply(c.chat_id, c.thread_id, help_text(lang))
+        rules, _ = await self._rules_of(c.chat_id, c.thread_id)
+        self.tables.reply(c.chat_id, c.thread_id, help_text(lang, rules, list(self.commands)))
 
     async def _press(self, p: Press) -> Answer:
         """A settings button: saved, the open lobby told, the message shows the new settings."""

@@ -49,6 +49,7 @@ class Lease:
     last_at: float
     shown: dict[str, int] = field(default_factory=dict)
     fresh: bool = False  # another process delivered to the chat since this one did
+    generation: int = 0  # the fencing token: one more at each taking of the lease
 
 
 @dataclass(frozen=True)
@@ -252,10 +253,11 @@ class PgCoord:
             "WITH old AS (SELECT holder FROM deliveries WHERE chat_id = ?)"
             " INSERT INTO deliveries (chat_id, owner, holder, last_at, shown)"
             " VALUES (?, ?, ?, 0, '{}') ON CONFLICT (chat_id) DO UPDATE"
-            " SET owner = excluded.owner, holder = excluded.owner"
+            " SET owner = excluded.owner, holder = excluded.owner,"
+            " generation = deliveries.generation + 1"
             " WHERE deliveries.owner IS NULL OR deliveries.owner = excluded.owner"
             " OR deliveries.owner NOT IN (SELECT proc_id FROM procs WHERE beat_at > ?)"
-            " RETURNING last_at, shown, (SELECT holder FROM old)",
+            " RETURNING last_at, shown, (SELECT holder FROM old), generation",
             chat_id,
             chat_id,
             self.proc_id,
@@ -265,11 +267,34 @@ class PgCoord:
         )
         if not rows:
             return None
-        last_at, shown, before = rows[0]
+        last_at, shown, before, generation = rows[0]
         raw = json.loads(shown)
         revs = raw if isinstance(raw, dict) else {}
         fresh = before != self.proc_id  # another process may have changed what it shows
-        return Lease(chat_id, float(last_at), {str(k): int(v) for k, v in revs.items()}, fresh)
+        shows = {str(k): int(v) for k, v in revs.items()}
+        return Lease(chat_id, float(last_at), shows, fresh, int(generation))
+
+    async def fence(self, lease: Lease, outbox_id: int | None) -> tuple[bool, bool]:
+        """Before a call to the lease's chat: whether this process still holds the lease at
+        its generation (the fencing token: a process paused past its lease — another took
+        the chat meanwhile — never sends after it), and whether the stored message
+        ``outbox_id`` is still there to send (claimed now for this process; gone: another
+        delivered it). One statement, where the outbox row is claimed."""
+        rows = await self._rows(
+            "WITH fence AS (SELECT 1 AS held FROM deliveries"
+            " WHERE chat_id = ? AND owner = ? AND generation = ?),"
+            " claim AS (UPDATE outbox SET owner = ? WHERE outbox_id = ?"
+            " AND EXISTS (SELECT 1 FROM fence) RETURNING outbox_id)"
+            " SELECT (SELECT count(*) FROM fence), (SELECT count(*) FROM claim)",
+            lease.chat_id,
+            self.proc_id,
+            lease.generation,
+            self.proc_id,
+            -1 if outbox_id is None else outbox_id,
+            write=True,
+        )
+        held, claimed = (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
+        return held > 0, held > 0 and (outbox_id is None or claimed > 0)
 
     async def release(self, lease: Lease) -> None:
         """The chat's delivery given back, with its pace and what its messages show."""

@@ -83,6 +83,11 @@ class Turn(Protocol):
     def outdated(self, out: Out) -> bool:
         """A kept message's content older than what the chat shows (not sent)."""
 
+    async def claim(self, out: Out) -> bool | None:
+        """Just before ``out`` is sent: True to send it; False when another process delivered
+        it meanwhile; None when this process no longer holds the chat's delivery (its lease
+        moved while it was paused: the fencing token, bot.coord) — nothing more is sent."""
+
 
 Forget = Callable[[int], Awaitable[None]]
 
@@ -130,6 +135,10 @@ class _Alone:
     @staticmethod
     def outdated(out: Out) -> bool:
         return False
+
+    @staticmethod
+    async def claim(out: Out) -> bool | None:
+        return True
 
 
 class Single:
@@ -194,8 +203,19 @@ class Single:
 class _Leased:
     """A chat's delivery held by this process (bot.coord: a lease row)."""
 
-    def __init__(self, lease: Lease) -> None:
+    def __init__(self, lease: Lease, coord: PgCoord) -> None:
         self.lease = lease
+        self.coord = coord
+        self.lost = False
+
+    async def claim(self, out: Out) -> bool | None:
+        """The lease's generation checked where the outbox row is claimed (bot.coord.fence)."""
+        held, go = await self.coord.fence(self.lease, out.outbox_id)
+        if not held:
+            log.warning("the delivery of chat %d moved to another process", self.lease.chat_id)
+            self.lost = True
+            return None
+        return go
 
     @property
     def fresh(self) -> bool:
@@ -396,10 +416,11 @@ class Shared:
             for out in chat.refill(stored, before):
                 if out.outbox_id is not None:
                     await forget(out.outbox_id)
-            yield _Leased(lease)
+            turn = _Leased(lease, self.coord)
+            yield turn
         finally:
             lease.last_at = time.time() - (time.monotonic() - chat.last)
-            await self.coord.release(lease)
+            await self.coord.release(lease)  # a lease that moved is another's: left alone
 
     def pace(self, per_s: float, burst: int) -> Pace:
         return SharedPace(self.coord, per_s, burst)

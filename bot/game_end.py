@@ -26,6 +26,7 @@ from engine.stats import Badge, PlayerGame, game_facts, new_badges
 from renderers.review_text import review_text
 from renderers.transcript import badges_line
 
+from .lanes import review_budget
 from .model import Seat, TableStatus
 from .outbox import Out
 from .storage import OVER_KEPT_S
@@ -107,7 +108,13 @@ class GameEnd:
             if oid is not None and posted:
                 self.sender.post(replace(posted[-1], outbox_id=oid))
         if not await self.store.reviewed(key):
-            self.review_later(key, json.dumps(record), names, table.lang, chat, table.thread_id)
+            decided = any(
+                s is not None and s.user is not None and not s.auto for s in table.st.seats
+            )
+            self.review_later(
+                key, json.dumps(record), names, table.lang, chat, table.thread_id,
+                people=bool(people), decided=decided,
+            )  # fmt: skip
 
     def review_later(
         self,
@@ -117,20 +124,27 @@ class GameEnd:
         lang: str,
         chat_id: int,
         thread_id: int | None,
+        people: bool = True,
+        decided: bool = True,
     ) -> None:
         """The game's 复盘 in a worker, as a timer of its own (never in the table's way); its
         message is stored with the review and posted once. Off when ``review_budget_s`` is
-        None (tests that do not want it)."""
-        budget = self.tables.cfg.review_budget_s
-        if budget is None:
+        None (tests that do not want it). In the heavy lane, one at a time, within the chat's
+        daily allowance, cut short without a person's decision (bot.lanes)."""
+        budget = review_budget(self.tables.cfg.review_budget_s or 0.0, people, decided)
+        if self.tables.cfg.review_budget_s is None or budget is None:
             return
         seed = f"{key.table_id}:{key.number}"
         work = partial(review_message, record_text, budget, seed, tuple(names), lang)
+        reviews = self.workers.reviews
 
         async def job() -> None:
-            review, text = await self.workers.run(work)
-            out = Out(chat_id, text, None, thread_id, silent=True)
-            oid = await self.store.save_review(key, review, out.dumps())
+            async with reviews.turn:
+                if not reviews.allowed(await self.store.reviews_since(chat_id, reviews.since())):
+                    return
+                review, text = await self.workers.run(work)
+                out = Out(chat_id, text, None, thread_id, silent=True)
+                oid = await self.store.save_review(key, review, out.dumps())
             if oid is not None:
                 self.sender.post(replace(out, outbox_id=oid))
 
@@ -153,4 +167,5 @@ class GameEnd:
             if game is None or found is None or row is None:
                 continue
             lang = (await self.tables.chat_settings(game.chat_id)).lang
-            self.review_later(key, found[1], game.names, lang, game.chat_id, row.thread_id)
+            people = any(p.startswith("u") for p in game.players)
+            self.review_later(key, found[1], game.names, lang, game.chat_id, row.thread_id, people)

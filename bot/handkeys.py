@@ -3,13 +3,13 @@ buttons are offered for the cards chosen so far, and their labels (docs/rules.md
 
 Leading (any legal lead may be made): a rank tap (``K·5张``: what the hand holds) chooses the
 whole rank (again: none of it), ``n张`` buttons set how many of that rank, ``+2`` ``+2个2``
-``+大王`` … set the 2s and jokers riding along (贴钱, 挂花); ``▶ 2个2`` ``▶ 大王`` lead 2s or
-jokers alone. Answering a top (every beating play is known): the one-tap answers play the
-smallest answer of each rank; a rank tap chooses that rank's smallest answer with as many cards
-as the top needs (2s, then jokers filling in, §3), a second tap the next way of making it;
-``+2`` ``+大王`` … use that many 2s or jokers in it. A rank whose only answer is already a
-one-tap answer has no rank button (no two buttons do the same). Every legal play stays
-reachable (tests/test_handkeys.py proves it on seeded positions).
+``+大王`` … set the 2s and jokers riding along (贴钱, 挂花); as the hand ends, ``▶ 2个2``
+``▶ 大王`` lead 2s or jokers alone. Answering a top (every beating play is known): the one-tap
+answers play the smallest answer of each rank; a rank tap chooses that rank's smallest answer
+with as many cards as the top needs (2s, then jokers filling in, §3), a second tap the next way
+of making it; ``+2`` ``+大王`` … use that many 2s or jokers in it. A rank whose only answer is
+already a one-tap answer has no rank button (no two buttons play the same cards). Every legal
+play stays reachable (tests/test_handkeys.py proves it on seeded positions).
 
 Burns are named as §7 names them: a claim on a 够级 top is 烧, on a burn play 反烧; the burner's
 对头 (or a 无头 player) beating a burn play is 解烧. A burn that cannot meet its duty (§7,
@@ -43,6 +43,7 @@ EMPTY_SELECTION: Counts = (0,) * NRANKS
 ANSWERS = (Ask.ANSWER, Ask.BURN, Ask.LAST)  # asks answered by beating the top
 ROW_UNITS = 33  # a 390 px phone row: about three buttons of eleven narrow characters
 AUTO = "auto"  # what a pending 托管 confirmation waits for
+LEAD_TAPS_RANKS = 2  # a lead's ▶ 2s and jokers alone are offered from this few plain ranks left
 
 Move = tuple[HandOp, str]  # a building button: its op and argument, as in its callback data
 
@@ -140,13 +141,20 @@ def quick_answers(legal: Legal) -> list[Play]:
 def lead_taps(match: Match, seat: int) -> list[Play]:
     """A lead's ▶ plays of 2s or jokers alone, the ways they are led (the normal AI leads them
     so, as a hand ends): all the 2s held, all the big jokers, all the small ones, all of them
-    together; each once and only if it is a legal lead now (a burner's duty, §7; 憋3, §8)."""
+    together; each once and only if it is a legal lead now (a burner's duty, §7; 憋3, §8); at
+    most three (holding all three kinds, the small jokers alone are left to ``+小王``, the
+    rarest of these leads). Offered as the hand ends, from :data:`LEAD_TAPS_RANKS` plain ranks
+    left: in 60 seeded games the normal AI led 2s or jokers alone 35 times, always with at
+    most one plain rank left; earlier, ``+2个2`` … then 出 still lead them."""
     legal = match.choices(seat)
     if not legal.any_lead:
         return []
     hand = parse(match.view(seat).hand or "")
+    if sum(1 for r in range(TWO) if hand[r]) > LEAD_TAPS_RANKS:
+        return []
     out: list[Play] = []
-    for kinds in ((TWO,), (BIG,), (SMALL,), EXTRAS):
+    alone = (TWO, BIG) if all(hand[x] for x in EXTRAS) else EXTRAS
+    for kinds in (*((x,) for x in alone), EXTRAS):
         counts = tuple(hand[r] if r in kinds else 0 for r in range(NRANKS))
         p = as_play(counts)
         if p is None or p in out:

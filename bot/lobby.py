@@ -169,7 +169,8 @@ class Lobby:
         link (``j<table>`` or ``j<table>s<seat>``) seats the player."""
         if not c.private:
             lang = await self.tables.lang_of(c.chat_id, c.user)
-            self.tables.reply(c.chat_id, c.thread_id, help_text(lang))
+            rules = (await self.tables.chat_settings(c.chat_id)).rules()
+            self.tables.reply(c.chat_id, c.thread_id, help_text(lang, rules))
             return
         user = c.user
         await self.tables.seen_user(user, dm_ok=True)

@@ -3,7 +3,6 @@ The sender delivers them in order per chat, coalescing updates of the same messa
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -79,21 +78,29 @@ class Out:
     # the table's rev it shows (several processes: a slot's older content is never put in
     # place of a newer one another process delivered)
     rev: int = 0
+    # a story answer (bot.storyqueue): the chat's game messages go before it
+    later: bool = False
     # an act on the slot's message instead of content: "delete", "pin", "unpin" (bot.pins)
     act: str = ""
 
     def dumps(self) -> bytes:
-        """The message as stored in the outbox, beside the action that caused it (its picture
-        is a picklable call: it is drawn when sent, after a restart too)."""
-        return pickle.dumps(replace(self, outbox_id=None), protocol=pickle.HIGHEST_PROTOCOL)
+        """The message as stored in the outbox, beside the action that caused it: versioned
+        JSON (bot.stored; its picture a named drawing with its data, drawn when sent, after a
+        restart too)."""
+        from . import stored
+
+        return stored.dumps(replace(self, outbox_id=None))
 
     @staticmethod
     def loads(data: bytes, outbox_id: int) -> Out:
-        """A stored message (ValueError: not one of ours, or from an incompatible version)."""
+        """A stored message (ValueError: not one of ours, a pickle, or from an incompatible
+        version)."""
+        from . import stored
+
         try:
-            out = pickle.loads(data)  # the bot's own database, written by dumps
-        except Exception as e:
-            raise ValueError(f"stored message {outbox_id} does not load: {type(e).__name__}") from e
+            out = stored.loads(bytes(data))
+        except ValueError as e:
+            raise ValueError(f"stored message {outbox_id} does not load: {e}") from e
         if not isinstance(out, Out):
             raise ValueError(f"stored message {outbox_id} is a {type(out).__name__}")
         return replace(out, outbox_id=outbox_id)

@@ -18,7 +18,9 @@ from engine.matchrecord import entry_text
 from engine.view import SeatView
 from engine.vocab import Ask, Do, EventType, Phase
 from renderers import card_text, hint_text, refusal_text, t
+from renderers.terms import failed_rank
 
+from .aimove import decide_snapshot, signature, snapshot
 from .buttons import HandOp, Kind
 from .handkeys import AUTO, Pending, caution_text, duty_shortfall, moves, one_taps, situation, tap
 from .hold import Hold, plan, think_time
@@ -32,6 +34,8 @@ from .table import Table
 from .tables import Tables, UserInfo, timer_name
 from .timers import Job
 from .workers import Workers
+
+AI_TRIES = 3  # an AI move decided again when the table changed during its search
 
 log = logging.getLogger("gouji.play")
 UNTIMED = (HandOp.AUTO, HandOp.AUTO_YES, HandOp.CANCEL)  # 托管 and its confirmation: any time
@@ -93,6 +97,9 @@ class Play:
         assert s is not None
         if s.auto:
             return await self._auto_switch(table, seat)
+        waiting = table.confirm.get(seat)
+        if waiting is not None and waiting.what != AUTO:
+            table.hinted.pop(seat, None)  # the play waiting for its confirmation: dropped
         table.confirm[seat] = Pending(table.version, AUTO)
         self.post_hand(table, seat)
         return Answer(t(table.seat_lang(seat), "taps.auto.ask"))
@@ -287,7 +294,8 @@ class Play:
         hand = tuple(game.hands[action.seat])
         leads, jokers = duty_shortfall(hand, action.cards, game.rules.bie3)
         lang = table.seat_lang(action.seat)
-        return t(lang, f"taps.{kind}.warn", leads=leads, jokers=jokers)
+        bottom = failed_rank(game.status, lang)  # §10: 大落, or 二落 after an earlier 诈烧
+        return t(lang, f"taps.{kind}.warn", leads=leads, jokers=jokers, bottom=bottom)
 
     def returned(self, table: Table, seat: int) -> bool:
         """The player of ``seat`` plays again: votes about the seat are void, and its AFK
@@ -569,29 +577,51 @@ class Play:
             self.schedule(table)
 
     async def _step(self, job: Job) -> None:
-        """An AI seat's move, or a human's turn timed out."""
+        """An AI seat's move, or a human's turn timed out. The hard AI's search runs outside
+        the table's lock (bot.aimove): its move is applied only if the table is still where
+        it was asked, otherwise decided again."""
         table = await self.tables.find(job.table_id)
         if table is None:
             return
-        async with self.tables.locked(table):
-            m = table.match
-            if not self._unchanged(table, job.args["version"]) or m is None:
-                return  # something happened meanwhile
-            ask = m.asked()
-            if ask is None:
-                return
-            seat = ask[0]
-            s = table.st.seats[seat]
-            if job.args.get("timeout") and s is not None and not s.ai_plays:
-                await self._timeout(table, seat)
-                return
-            level = s.level if s is not None else AiLevel.NORMAL
-            d = await self.decide(table, seat, level)
-            try:
-                await self.act(table, d.action)
-            except IllegalAction as e:
-                log.error("table %d: the AI's action was refused (%s)", table.id, e.code)
-                await self.act(table, self._default_action(table, seat))
+        searched: tuple[tuple[object, ...], Decision] | None = None
+        for _ in range(AI_TRIES):
+            async with self.tables.locked(table):
+                m = table.match
+                if not self._unchanged(table, job.args["version"]) or m is None:
+                    return  # something happened meanwhile
+                ask = m.asked()
+                if ask is None:
+                    return
+                seat = ask[0]
+                s = table.st.seats[seat]
+                if job.args.get("timeout") and s is not None and not s.ai_plays:
+                    await self._timeout(table, seat)
+                    return
+                level = s.level if s is not None else AiLevel.NORMAL
+                if searched is not None and searched[0] == signature(table):
+                    d = searched[1]  # decided outside the lock, the table unchanged since
+                elif level == AiLevel.HARD:
+                    at, work = signature(table), self._search(table, seat, level)
+                    d = None
+                else:
+                    d = await self.decide(table, seat, level)
+                if d is not None:
+                    try:
+                        await self.act(table, d.action)
+                    except IllegalAction as e:
+                        log.error("table %d: the AI's action was refused (%s)", table.id, e.code)
+                        await self.act(table, self._default_action(table, seat))
+                    return
+            searched = (at, await work())  # the search, the table's lock free meanwhile
+
+    def _search(self, table: Table, seat: int, level: AiLevel) -> Callable[[], Awaitable[Decision]]:
+        """The hard AI's search on the match as it stands now (a snapshot taken under the
+        lock), to run in a worker once the lock is free."""
+        m = table.match
+        assert m is not None
+        rng = random.Random(f"{table.id}:{m.version}:{seat}")
+        data, budget = snapshot(m), self.tables.cfg.hard_budget_ms
+        return lambda: self.workers.run(decide_snapshot, data, seat, level, rng, budget)
 
     async def decide(self, table: Table, seat: int, level: AiLevel) -> Decision:
         """An AI decision for ``seat`` (the table's lock is held, so the match does not change

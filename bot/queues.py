@@ -11,6 +11,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 
 from .outbox import Out
+from .storyqueue import LATER
 
 log = logging.getLogger("gouji.queues")
 INFO_WAITING = 3  # command answers a chat's queue holds at once (a flood of /help drops the rest)
@@ -76,10 +77,20 @@ class ChatQueue:
             kept = [m for m in queue if m.slot != out.slot]
             queue.clear()
             queue.extend(kept)
-            queue.append(out)
+            self._append(out)
             return moot
-        queue.append(out)
+        self._append(out)
         return []
+
+    def _append(self, out: Out) -> None:
+        """At the end of the queue — a game message before the story answers waiting there
+        (bot.storyqueue: a /replay never holds back the table picture)."""
+        if not out.later:
+            for i, pending in enumerate(self.queue):
+                if pending.later:
+                    self.queue.insert(i, out)
+                    return
+        self.queue.append(out)
 
     def waiting(self) -> set[int]:
         """What waits now (to tell, after reading the outbox, what was posted meanwhile)."""
@@ -120,6 +131,8 @@ class Queues:
         self.delivering = 0  # messages taken from a queue and not yet delivered
 
     def post(self, out: Out) -> None:
+        if LATER.get() and not out.later:  # posted by a story answer (bot.storyqueue)
+            out = replace(out, later=True)
         chat = self.chats.get(out.chat_id)
         if chat is None:
             chat = self.chats[out.chat_id] = ChatQueue(self.started)
@@ -150,3 +163,8 @@ class Queues:
 
     def pending(self) -> int:
         return sum(len(c.queue) for c in self.chats.values())
+
+    def later_waiting(self, chat_id: int) -> int:
+        """The chat's story answers not yet sent (bot.storyqueue waits for them)."""
+        chat = self.chats.get(chat_id)
+        return sum(1 for m in chat.queue if m.later) if chat is not None else 0

@@ -19,6 +19,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum, Flag, auto
+from functools import partial
 from typing import Protocol
 
 from renderers import t
@@ -28,6 +29,7 @@ from .buttons import BadCallback, Callback, Kind, Op
 from .model import TableStatus
 from .outbox import Answer
 from .pins import pins_of
+from .storyqueue import COSTS, StoryQueue
 from .table import Table
 from .tables import Tables, UserInfo
 
@@ -132,6 +134,9 @@ class Router:
         self._guards: dict[Kind, Guard] = {}
         self._chat_guards: dict[Kind, ChatGuard] = {}
         self.commands: dict[str, Command] = {}
+        # story answers, per chat: bounded, one at a time, after the game's messages
+        waiting = getattr(getattr(tables, "poster", None), "later_waiting", None)
+        self.stories = StoryQueue(waiting)
 
     # -- registering -------------------------------------------------------------------------
     def on(self, kind: Kind, op: Op, handler: TableHandler) -> None:
@@ -175,11 +180,22 @@ class Router:
     ) -> None:
         """``handler`` answers ``/name`` (``where``), shown in the ``menu`` Telegram offers."""
         assert name not in self.commands, name
+        cost = COSTS.get(name)
+        if cost is not None:  # a story answer: in the chat's bounded queue (bot.storyqueue)
+            handler = self._queued(name, cost, handler)
         self.commands[name] = Command(name, handler, where, people_only, menu)
 
     def menu(self, which: Menu) -> list[str]:
         """The commands shown in ``which`` menu, in the order registered."""
         return [c.name for c in self.commands.values() if which in c.menu]
+
+    def _queued(self, name: str, cost: int, handler: CommandHandler) -> CommandHandler:
+        async def queued(call: CommandCall) -> None:
+            about = call.reply_to.id if name == "stats" and call.reply_to is not None else ""
+            key = f"{name}:{call.thread_id}:{about}"  # a second one while it waits replaces it
+            self.stories.submit(call.chat_id, key, cost, partial(handler, call))
+
+        return queued
 
     def _junk(self, user_id: int, lang: str, key: str) -> Answer:
         """Junk's answer, charged to its presser only (:meth:`Budgets.junk`)."""
@@ -226,7 +242,8 @@ class Router:
         handler = self._table.get((cb.kind, cb.op))
         if handler is None:
             return Answer(t(lang, "bot.bad_button"))
-        table = await self.tables.find(cb.table)
+        # a group's button: only that chat's table is looked up (bot.tables.Tables.find)
+        table = await self.tables.find(cb.table, chat_id if cb.kind in GROUP_KINDS else None)
         if table is None or table.status == TableStatus.ABANDONED:
             return Answer(t(lang, "bot.gone"))
         seat: int | None = None

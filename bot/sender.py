@@ -128,6 +128,7 @@ class Sender:
         self.calls = 0
         self.errors = 0
         self.stale = 0  # several processes: older contents another process had replaced
+        self.fenced = 0  # several processes: deliveries stopped by a lease that had moved
         self._forgetting: set[asyncio.Task[None]] = set()
         self._gone: set[tuple[int, int]] = set()  # (chat, message) deleted by an act
         bind_bot(queues, bot)  # bot.pins asks Telegram about pin rights with it
@@ -197,6 +198,13 @@ class Sender:
             if not chat.queue:
                 break
             out = chat.queue.popleft()
+            go = await turn.claim(out)  # several processes: the lease's fencing token
+            if go is None:  # the lease moved: the chat waits for whoever holds it now
+                chat.queue.appendleft(out)
+                self.fenced += 1
+                return
+            if not go:
+                continue  # delivered by another process meanwhile
             self.queues.delivering += 1
             try:
                 if turn.outdated(out):

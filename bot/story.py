@@ -10,10 +10,10 @@ carries :data:`STORY_BUTTONS`, the version of this vocabulary, checked before an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
-from engine.stats import MIN_GAMES, Order, leaderboard
+from engine.stats import MIN_GAMES, Order, TableGame, group_stats, leaderboard
 from renderers import t
 from renderers.replay import (
     frame_caption,
@@ -33,8 +33,12 @@ from .model import TableStatus
 from .outbox import Answer, Media, MediaKind, Out
 from .router import CommandCall, Menu, Press, Router, Where
 from .story_storage import GameKey, StoredGame, StoryStore
+from .storyqueue import COSTS
 from .tables import Tables, UserInfo
 from .workers import Workers
+
+TONIGHT_GAMES = 200  # /top before anyone has MIN_GAMES: the latest games looked at
+EVENING_S = 12 * 3600  # tonight: the games within this of the latest one
 
 STORY_BUTTONS = 1  # the version of the story's buttons (a new layout: older ones are stale)
 PAGE = 5  # games per /history page
@@ -88,6 +92,7 @@ class Story:
         router.command("top", self._cmd_top, Where.GROUP, menu=Menu.GROUP)
         router.command("replay", self._cmd_replay, Where.GROUP, menu=Menu.GROUP)
         router.command("record", self._cmd_record, Where.GROUP, menu=Menu.GROUP)
+        self.queue = router.stories  # the chat's story answers: bounded (bot.storyqueue)
         router.chat_guard(Kind.STORY, self.guard)
         router.on_chat(Kind.STORY, StoryOp.OLDER, self._page)
         router.on_chat(Kind.STORY, StoryOp.NEWER, self._page)
@@ -189,14 +194,25 @@ class Story:
         self.sender.post(Out(c.chat_id, caption, None, c.thread_id, photo=draw, photo_key=key))
 
     async def _cmd_top(self, c: CommandCall) -> None:
+        """The leaderboard of players with :data:`MIN_GAMES` games; while nobody has that many,
+        tonight's standings (the games of the latest evening) instead."""
         lang = await self._lang(c.chat_id)
         stats = await self.store.group_stats(c.chat_id, MIN_GAMES)
-        by_points = leaderboard(stats, Order.POINTS, MIN_GAMES)
-        by_rank = leaderboard(stats, Order.AVG_RANK, MIN_GAMES)
+        least, tonight = MIN_GAMES, 0
+        if not leaderboard(stats, Order.POINTS, MIN_GAMES):
+            games = await self.store.games(c.chat_id, TONIGHT_GAMES)  # newest first
+            last = games[0].finished_at if games else 0.0
+            evening = [g for g in games if g.finished_at >= last - EVENING_S]
+            table_games = [TableGame(g.players, g.facts, g.finished_at) for g in evening[::-1]]
+            people = {k: s for k, s in group_stats(table_games).items() if k.startswith("u")}
+            if people:  # AI seats stand on no leaderboard
+                stats, least, tonight = people, 1, len(evening)
+        by_points = leaderboard(stats, Order.POINTS, least)
+        by_rank = leaderboard(stats, Order.AVG_RANK, least)
         shown = sorted({s.player for s in (*by_points, *by_rank)})
         names = await self.store.names(c.chat_id, shown)
-        draw = partial(render_top, by_points, by_rank, names, lang, MIN_GAMES)
-        caption = top_caption(lang, MIN_GAMES, empty=not by_points)
+        draw = partial(render_top, by_points, by_rank, names, lang, MIN_GAMES, tonight)
+        caption = top_caption(lang, MIN_GAMES, empty=not by_points, tonight=tonight)
         self.sender.post(Out(c.chat_id, caption, None, c.thread_id, photo=draw))
 
     # -- /replay and /record -----------------------------------------------------------------
@@ -224,18 +240,24 @@ class Story:
             return Answer(t(p.lang, "story.gone"), alert=True)
         return game
 
+    def _later(self, p: Press, key: str, job: Callable[[], Awaitable[object]]) -> bool:
+        """A pressed story answer in the chat's queue (False: full, nothing queued)."""
+        return self.queue.submit(p.chat_id, f"{key}:{p.thread_id}", COSTS[key], job)
+
     async def _press_replay(self, p: Press) -> Answer:
         game = await self._game(p)
         if isinstance(game, Answer):
             return game
-        await self.replay(game, p.thread_id)
+        if not self._later(p, "replay", partial(self.replay, game, p.thread_id)):
+            return Answer(t(p.lang, "lanes.later"))
         return Answer(t(await self._lang(p.chat_id), "story.replay.sent"))
 
     async def _press_record(self, p: Press) -> Answer:
         game = await self._game(p)
         if isinstance(game, Answer):
             return game
-        await self.record(game, p.thread_id)
+        if not self._later(p, "record", partial(self.record, game, p.thread_id)):
+            return Answer(t(p.lang, "lanes.later"))
         return Answer(t(await self._lang(p.chat_id), "story.record.sent"))
 
     async def replay(self, game: StoredGame, thread_id: int | None) -> None:
@@ -265,21 +287,29 @@ class Story:
         )
 
     async def _step(self, p: Press) -> Answer:
-        """◀ ▶: the pressed message shows another frame (the picture edited in place)."""
+        """◀ ▶: the pressed message shows another frame (the picture edited in place), drawn
+        in the background (the chat's story queue: the newest step of a message wins)."""
         game = await self._game(p)
         if isinstance(game, Answer):
             return game
         found = await self.store.record(game.key)
-        if found is None or p.message_id is None:
+        message_id = p.message_id
+        if found is None or message_id is None:
             return Answer(t(p.lang, "story.gone"), alert=True)
         lang = await self._lang(p.chat_id)
-        record, k = found[1], p.cb.number
-        text, count = await self.workers.run(replay_step, record, game.names, lang, k)
-        if k >= count:
-            return Answer(t(lang, "bot.stale"))
-        frame = partial(replay_frame, record, game.names, lang, k)
-        media = Media(MediaKind.PHOTO, frame, "replay.png", edit=p.message_id)
-        self.sender.post(Out(p.chat_id, text, _steps(game.key, k, count, lang), media=media))
+        record, k, names, key = found[1], p.cb.number, game.names, game.key
+
+        async def show() -> None:
+            text, count = await self.workers.run(replay_step, record, names, lang, k)
+            if k >= count:
+                return
+            frame = partial(replay_frame, record, names, lang, k)
+            media = Media(MediaKind.PHOTO, frame, "replay.png", edit=message_id)
+            self.sender.post(Out(p.chat_id, text, _steps(key, k, count, lang), media=media))
+
+        step = f"step:{message_id}"
+        if not self.queue.submit(p.chat_id, step, COSTS["help"], show):
+            return Answer(t(p.lang, "lanes.later"))
         return Answer()
 
     async def record(self, game: StoredGame, thread_id: int | None) -> None:

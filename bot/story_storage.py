@@ -341,6 +341,16 @@ class StoryStore:
         )
         return row is not None
 
+    async def reviews_since(self, chat_id: int, since: float) -> int:
+        """How many 复盘 the chat's games got since ``since`` (its daily allowance: bot.lanes)."""
+        row = await self.storage._first(
+            "SELECT count(*) FROM reviews r JOIN games g"
+            " ON g.table_id = r.table_id AND g.number = r.number"
+            " WHERE g.chat_id = ? AND r.created_at > ?",
+            (chat_id, since),
+        )
+        return int(row[0]) if row is not None else 0
+
     async def unreviewed(self, since: float) -> list[GameKey]:
         """Games ended since ``since`` whose 复盘 was not posted (a restart came first)."""
         rows = await self.storage._rows(

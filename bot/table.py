@@ -19,6 +19,7 @@ from engine.cards import NRANKS, Counts, fmt, parse
 from engine.events import Event
 from engine.legal import Legal
 from engine.match import Match
+from engine.rules import STANDARD
 from engine.view import SeatView
 from engine.vocab import Ask, Do, EventType, Phase, Status
 from renderers import (
@@ -221,7 +222,7 @@ class Table:
         counts = []
         for s in range(6):
             if view.status[s] == Status.ACTIVE and view.counts[s] is not None:
-                counts.append(f"{self.name(s)} {view.counts[s]}")
+                counts.append(t(lang, "bot.table.count", name=self.name(s), n=view.counts[s]))
             elif view.ranks[s] is not None:
                 counts.append(f"{self.name(s)} {rank_name(view.ranks[s] or 1, lang)}")
         if counts:
@@ -453,6 +454,7 @@ class Table:
     def feed(self, events: Sequence[Event]) -> tuple[list[str], list[str]]:
         """Give the transcript the new events: (finished lines, cheers)."""
         if self.transcript is None or (events and events[0].type == EventType.DEALT):
-            self.transcript = Transcript(self.names(), self.lang)
+            rules = self.match.rules if self.match is not None else STANDARD
+            self.transcript = Transcript(self.names(), self.lang, rules)
         self.transcript.feed(events)
         return self.transcript.take_finished(), self.transcript.cheers()

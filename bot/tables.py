@@ -25,7 +25,7 @@ from renderers import t
 from . import storage as S
 from .budget import CHAT, USER, Rate
 from .buttons import b36
-from .deployment import Deployment
+from .deployment import Deployment, Single
 from .model import ChatSettings, TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
 from .table import Table
@@ -140,8 +140,19 @@ class Tables:
     def all(self) -> list[Table]:
         return list(self.by_id.values())
 
-    async def find(self, table_id: int) -> Table | None:
-        """A table by id: in memory, or (several processes) as another process stored it."""
+    async def find(self, table_id: int, chat_id: int | None = None) -> Table | None:
+        """A table by id: in memory, or (several processes) as another process stored it;
+        with ``chat_id`` only that chat's — another chat's table is refused before it is
+        loaded (a forged id never brings it here, nor moves the chat's open table aside). One
+        in memory already is returned as is: the router tells it is not this chat's."""
+        if (
+            chat_id is not None
+            and table_id not in self.by_id
+            and not isinstance(self.deployment, Single)
+        ):
+            row = await self.storage.load_table(table_id)
+            if row is None or row.chat_id != chat_id:
+                return None
         return await self.deployment.find(self, table_id)
 
     async def find_at(self, chat_id: int, thread_id: int | None) -> Table | None:
@@ -163,7 +174,11 @@ class Tables:
 
     def add(self, table: Table) -> None:
         self.by_id[table.id] = table
-        self.where[(table.chat_id, table.thread_id)] = table.id
+        at = (table.chat_id, table.thread_id)
+        there = self.by_id.get(self.where.get(at, table.id))
+        # an ended table never takes its topic's place from an open one
+        if table.status in S.ACTIVE or there is None or there.status not in S.ACTIVE:
+            self.where[at] = table.id
 
     def drop(self, table: Table) -> None:
         """Forgotten here (ended or closed)."""

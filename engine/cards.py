@@ -39,9 +39,17 @@ def rank_of(char: str) -> int:
         raise NotationError(f"{char!r} is not a card (use 3-9, T, J, Q, K, A, 2, S, B)") from None
 
 
+# The counts of texts known to be canonical notation: :class:`engine.plays.Play` adds its own
+# text when it first writes it, so the text of an offered play, sent back, is not parsed again.
+KNOWN_TEXTS: dict[str, Counts] = {}
+
+
 def parse(text: str) -> Counts:
     """Counts by rank of friendly notation (what a player may type): lower case, spaces and
     ``10`` for a ten are accepted. Records use :func:`parse_strict`."""
+    known = KNOWN_TEXTS.get(text)
+    if known is not None:
+        return known
     counts = [0] * NRANKS
     text = text.replace("10", "T").replace(" ", "")
     for ch in text:

@@ -19,7 +19,7 @@ from .cards import BIG, SMALL, THREE, Counts, contains, fmt, minus, parse
 from .events import Event
 from .gamerecord import Record
 from .legal import Legal, answers, duty_feasible, lead_plays
-from .plays import Play, as_play, beats, counts_of_text
+from .plays import Play, as_play, beats
 from .ranking import Debt, score
 from .rules import Rules
 from .seats import opposite, team, teammates
@@ -31,6 +31,7 @@ from .vocab import Ask, Code, Do, EventType, Phase, Status
 _LEAD, _ANSWER, _BURN, _LAST = Ask.LEAD, Ask.ANSWER, Ask.BURN, Ask.LAST
 _PLAY, _PASS, _YIELD = Do.PLAY, Do.PASS, Do.YIELD
 _PLAYED, _PASSED, _YIELDED = EventType.PLAY, EventType.PASS, EventType.YIELD
+_PASSES = tuple(Event(_PASSED, s) for s in range(6))  # (immutable: made once)
 
 
 class Game(Flow):
@@ -188,7 +189,7 @@ class Game(Flow):
             if ask == _BURN:  # §7: declining a burn is not a pass
                 events.append(Event(_PASSED, seat, claim=True))
             else:
-                events.append(Event(_PASSED, seat))
+                events.append(_PASSES[seat])
                 self.passed.add(seat)
         if not self.over:
             self._advance(events)
@@ -196,17 +197,21 @@ class Game(Flow):
 
     def _check_play(self, seat: int, ask: str, cards: str) -> Play:
         try:
-            counts = counts_of_text(cards)
+            counts = parse(cards)
         except ValueError:
             raise IllegalAction(
                 Code.NOT_A_PLAY, f"{cards!r} is not written in card notation."
             ) from None
         hand = self.hands[seat]
-        if not contains(hand, counts):
+        play = as_play(counts)
+        if play is not None:  # (a play's own ranks are the ones to look at)
+            held = all([hand[r] >= n for r, n in play.by_rank])
+        else:
+            held = contains(hand, counts)
+        if not held:
             raise IllegalAction(
                 Code.NOT_IN_HAND, f"You do not hold {fmt(counts) or 'those cards'}."
             )
-        play = as_play(counts)
         if play is None:
             raise IllegalAction(
                 Code.NOT_A_PLAY,
@@ -260,13 +265,13 @@ class Game(Flow):
         prev = self.top
         headless_before = self.headless(seat)
         hand = self.hands[seat]
-        bound = self._bound_by_threes(seat)
-        for r, n in play.items:
+        bound = self.rules.bie3 and hand[THREE] > 0  # §8 憋3, as _bound_by_threes
+        for r, n in play.by_rank:
             hand[r] -= n
         left = sum(hand)
         penult = bound and left > 0 and hand[THREE] == left
         gouji = play.gouji and not self.four_way
-        events.append(Event(_PLAYED, seat, cards=str(play), gouji=gouji))
+        events.append(Event(_PLAYED, seat, str(play), gouji))
 
         # §7/§9: the play that starts a burn and every lead of the burner never open.
         burn_play = ask == _BURN or (ask == _LEAD and self.burning == seat)

@@ -206,32 +206,26 @@ def _rests(
 
 
 def can_beat(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> bool:
+    """Whether ``hand`` has a play beating ``top`` (:func:`beating_plays` is not empty),
+    without generating: for the ordinary rule of §3 the most jokers leave the smallest body to
+    find, so only that one choice needs checking (the inner loop of
+    :func:`engine.tricks.Flow._advance` and of a search's rollouts)."""
     q = top.shape
-    if _beats_ordinarily(hand, q):
-        return True
-    return kill_big_joker and q.big == 1 and bool(beating_plays(hand, top, True))
-
-
-def _beats_ordinarily(hand: Sequence[int], q: Shape) -> bool:
-    """Whether :func:`_beating_shapes` yields anything, without generating: the most jokers
-    leave the smallest body to find (§3), so only that one choice needs checking (the inner
-    loop of :func:`engine.tricks.Flow._advance` and of a search's rollouts)."""
+    if q.big:  # nothing is above a big joker, but 二杀一 and 三杀一 may take its place
+        return kill_big_joker and q.big == 1 and bool(beating_plays(hand, top, True))
     n = q.size
-    if q.big or n == 0 or hand[BIG] < q.small:
+    big = hand[BIG]
+    if n == 0 or big < q.small:
         return False
-    big = min(n, hand[BIG])
-    rest = n - big - min(n - big, hand[SMALL])
-    if rest == 0:
+    rest = n - big - hand[SMALL]  # what the jokers leave for the body
+    if rest <= 0:
         return True
     twos = hand[TWO]
-    if twos >= rest and q.base < TWO:
-        return True
-    need = rest - twos
-    for base in range(max(q.base + 1, THREE + 1), TWO):
-        have = hand[base]
-        if have and have >= need:
-            return True
-    return False
+    lo = q.base + 1 if q.base >= THREE else THREE + 1
+    if twos >= rest:
+        return lo <= TWO
+    # a rank above the top's with enough cards to make the body with the 2s (3s never beat)
+    return lo < TWO and max(hand[lo:TWO]) >= rest - twos
 
 
 def _groups(joker: int) -> tuple[tuple[tuple[Play, ...], ...], ...]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .cards import (
     ACE,
     BIG,
     JACK,
     KING,
+    KNOWN_TEXTS,
     NRANKS,
     QUEEN,
     SMALL,
@@ -39,8 +41,17 @@ class Shape:
         object.__setattr__(self, "size", self.big + self.small + self.body)
 
 
+class _Derived:
+    """What a :class:`Play`'s counts imply, read in the engine's innermost loops (see
+    ``Play.__getattr__``)."""
+
+    shape: Shape  # the play as §3 compares it
+    gouji: bool  # §4: a joker, rank 2 after converting, or the threshold count for T J Q K A
+    by_rank: tuple[tuple[int, int], ...]  # (rank, count) of the ranks it holds, low to high
+
+
 @dataclass(frozen=True)
-class Play:
+class Play(_Derived):
     """A legal play by §3, built from counts by rank. Use :meth:`parse` or :func:`as_play`."""
 
     counts: Counts
@@ -55,7 +66,7 @@ class Play:
         if memo is None:
             memo = self.__dict__["_text"] = fmt(self.counts)
             if _INTERNED.get(self.counts) is self:
-                _BY_TEXT[memo] = self.counts  # a check of this play's text skips parsing it
+                KNOWN_TEXTS[memo] = self.counts  # parse() of this text needs no parsing
         return memo
 
     def __hash__(self) -> int:
@@ -65,25 +76,26 @@ class Play:
             memo = self.__dict__["_hash"] = hash((self.counts,))
         return memo
 
-    @property
-    def items(self) -> tuple[tuple[int, int], ...]:
-        """(rank, count) of the ranks the play holds, low to high."""
-        memo: tuple[tuple[int, int], ...] | None = self.__dict__.get("_items")
-        if memo is None:
-            memo = self.__dict__["_items"] = tuple((r, n) for r, n in enumerate(self.counts) if n)
-        return memo
-
     def __repr__(self) -> str:
         return f"Play.parse({fmt(self.counts)!r})"
 
-    @property
-    def shape(self) -> Shape:
-        # memoized by hand: functools.cached_property takes a lock on every read (Python 3.11),
-        # which a search's rollouts feel
-        memo: Shape | None = self.__dict__.get("_shape")
-        if memo is None:
-            memo = self.__dict__["_shape"] = self._shape()
-        return memo
+    if not TYPE_CHECKING:  # (to mypy, the attributes of _Derived are simply there)
+
+        def __getattr__(self, name: str) -> object:
+            """The attributes of :class:`_Derived`, computed at their first read and kept in
+            the play's own ``__dict__``: every later read is a plain instance attribute, the
+            cheapest read there is (functools.cached_property takes a lock on every read in
+            Python 3.11, and a property is a call)."""
+            if name == "shape":
+                value: object = self._shape()
+            elif name == "gouji":
+                value = self._gouji()
+            elif name == "by_rank":
+                value = tuple((r, n) for r, n in enumerate(self.counts) if n)
+            else:
+                raise AttributeError(name)
+            self.__dict__[name] = value
+            return value
 
     def _shape(self) -> Shape:
         c = self.counts
@@ -110,14 +122,6 @@ class Play:
         c = self.counts
         return bool(c[TWO] or c[SMALL] or c[BIG])
 
-    @property
-    def gouji(self) -> bool:
-        """§4: a joker, rank 2 after converting, or the threshold count for T J Q K A."""
-        memo: bool | None = self.__dict__.get("_gouji")
-        if memo is None:
-            memo = self.__dict__["_gouji"] = self._gouji()
-        return memo
-
     def _gouji(self) -> bool:
         sh = self.shape
         if sh.big or sh.small or sh.base == TWO:
@@ -133,15 +137,6 @@ class Play:
 
 _INTERNED: dict[Counts, Play] = {}
 _INTERN_LIMIT = 50_000  # distinct plays are a few thousand; the table is only ever cleared
-# The counts of a shared play's canonical notation, filled as plays are written out: what a
-# seat sends back is almost always the text of a play it was offered (see counts_of_text).
-_BY_TEXT: dict[str, Counts] = {}
-
-
-def counts_of_text(text: str) -> Counts:
-    """:func:`engine.cards.parse` of ``text``, without parsing the notation of a shared play."""
-    counts = _BY_TEXT.get(text)
-    return parse(text) if counts is None else counts
 
 
 def play_of(counts: Counts) -> Play:
@@ -152,7 +147,7 @@ def play_of(counts: Counts) -> Play:
     if p is None:
         if len(_INTERNED) >= _INTERN_LIMIT:
             _INTERNED.clear()
-            _BY_TEXT.clear()
+            KNOWN_TEXTS.clear()
         p = _INTERNED[counts] = Play(counts)
     return p
 

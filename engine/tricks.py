@@ -58,6 +58,10 @@ class Top:
 _ACTIVE, _BURN, _AUTO_PASS = Status.ACTIVE, Ask.BURN, EventType.AUTO_PASS
 _ANSWER, _LEAD = Ask.ANSWER, Ask.LEAD
 _TRICK_WON, _WIND = EventType.TRICK_WON, EventType.WIND
+# The events that carry only a seat, made once (events are immutable; these come by the dozen
+# in every game).
+AUTO_PASSES = tuple(Event(_AUTO_PASS, s) for s in range(6))
+TRICKS_WON = tuple(Event(_TRICK_WON, s) for s in range(6))
 # The other five seats counterclockwise after each seat (§6.2: who is asked about its play).
 _AFTER = tuple(tuple((owner + k) % 6 for k in range(1, 6)) for owner in range(6))
 
@@ -100,7 +104,8 @@ class Flow:
     def headless(self, seat: int) -> bool:
         """§12 无头: active with an inactive 对头 — except a 要头 player until three of their
         够死级 plays have stood (§5.4)."""
-        if not self.active(seat) or self.active(opposite(seat)):
+        status = self.status
+        if status[seat] is not _ACTIVE or status[(seat + 3) % 6] is _ACTIVE:  # (the 对头)
             return False
         return not (seat in self.yaotou and self.yaotou_stood[seat] < 3)
 
@@ -218,7 +223,7 @@ class Flow:
                     return
                 queue.popleft()
                 if active and ask is not _BURN:
-                    events.append(Event(_AUTO_PASS, seat))
+                    events.append(AUTO_PASSES[seat])
                     self.passed.add(seat)
             self._close_trick(events)
 
@@ -226,7 +231,7 @@ class Flow:
         top = self.top
         assert top is not None
         owner = top.seat
-        events.append(Event(_TRICK_WON, owner))
+        events.append(TRICKS_WON[owner])
         if top.can_open and not self.four_way and not self.opened[owner]:
             self.opened[owner] = True  # §9 开点
             events.append(Event(EventType.OPENED, owner))

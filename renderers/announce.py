@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from engine.events import Event
 from engine.ranking import chuan_team
+from engine.rules import Rules
 from engine.seats import opposite
 from engine.view import SeatView
 
@@ -20,7 +21,8 @@ from .terms import hand_text, rank_name, seat_name, team_names, tribute_name
 class _Writer:
     """Lines of one message: shares the English term markers across lines."""
 
-    def __init__(self, names: Sequence[str], lang: str) -> None:
+    def __init__(self, names: Sequence[str], lang: str, rules: Rules | None = None) -> None:
+        self.rules = rules
         self.lang = lang_or_default(lang)
         self.cat = Catalog.load(self.lang)
         self.names = names
@@ -71,7 +73,8 @@ class _Writer:
             return self.line("ev.given_three", name=name, giver=self.name(ev.source))
         if kind_ == "yaotou":
             choice = "yaotou" if (ev.choice or "") == "yaotou" else "wutou"
-            return self.line(f"ev.yaotou.{choice}", name=name)
+            opens = self.rules is None or self.rules.open_point  # §9: 开点 may be off
+            return self.line(f"ev.yaotou.{choice}" + ("" if opens else ".noopen"), name=name)
         if kind_ == "declared":
             who = ev.seat
             target = self.name(opposite(who)) if who is not None else "?"
@@ -129,7 +132,10 @@ def game_over_caption(
     return fit_message(lines, w.lang)
 
 
-def deal_line(event: Event, names: Sequence[str], lang: str = "zh") -> str | None:
+def deal_line(
+    event: Event, names: Sequence[str], lang: str = "zh", rules: Rules | None = None
+) -> str | None:
     """The group's line for an event of the deal (§5, §11: 进贡, 还贡, 买3, 革命, 流局, 宣点, 要头,
-    the leader…); None for any other type."""
-    return _Writer(names, lang).event(event)
+    the leader…); None for any other type. With the table's ``rules``, nothing is said of
+    开点 where it is off."""
+    return _Writer(names, lang, rules).event(event)

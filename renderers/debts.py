@@ -3,8 +3,8 @@ each other 点贡 (§9: "neither opened" and the other two-way cells) make one l
 paid, each gives the other their own cards (§11: never returned) — instead of two lines in
 opposite directions that read like a mistake::
 
-    周五 ⇄ 老李头：互进点贡，各 1 张
-    小美 ⇄ 阿强：互进点贡，小美 1 张、阿强 2 张
+    周五 ⇄ 老李头：互进点贡，各 1张
+    小美 ⇄ 阿强：互进点贡，小美 1张、阿强 2张
 """
 
 from __future__ import annotations

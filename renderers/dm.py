@@ -1,10 +1,10 @@
 """The table as one seat sees it, in a few short lines for the caption of its DM::
 
     本轮：张姐 3个8 → 阿强 3个9 → 王叔 3个10
-    剩牌：张姐 8 · 对头王叔 9 · 小美 头科 · 阿强、老李 11张以上
+    剩牌：张姐 8张 · 对头王叔 9张 · 小美 头科 · 阿强、老李 超过10张
     🔥 阿强 在烧牌
     已开点：王叔、张姐
-    记牌器：大王×2 小王×3 2×9 A×12
+    记牌器：外面还有 2个大王 3个小王 9个2 12个A 14个K
 
 Everything comes from the seat's own view (:meth:`engine.match.Match.view`) and from the plays
 the whole table saw (:class:`renderers.played.Played`): card counts only as far as §13
@@ -26,6 +26,7 @@ from .terms import card_text, clean_name, person, rank_name
 
 DECKS = 4  # §1: four decks, each with one big and one small joker and four of every rank
 ACE = rank_of("A")
+KING = rank_of("K")
 SHORT_NAME = 8  # characters of a name in the DM's table lines
 TRICK_PLAYS = 3  # the latest plays of the trick shown
 _IN_PLAY = (Phase.PLAY, Phase.FOUR_WAY)
@@ -40,16 +41,22 @@ def short_name(seat: int, names: Sequence[str], lang: str) -> str:
 
 
 def still_out(view: SeatView, played: Played) -> dict[str, int]:
-    """记牌器: big jokers, small jokers, 2s and aces neither in the seat's own hand nor played
-    so far (4 decks: 4, 4, 16, 16). Cards that changed hands in 进贡, 还贡 or 买3 are still in
-    some hand, so they count as out unless this seat holds them now; dead cards (闷, 诈烧,
-    革命) were never shown, so they count as out too."""
+    """记牌器: big jokers, small jokers, 2s, aces and kings neither in the seat's own hand nor
+    played so far (4 decks: 4, 4, 16, 16, 16). Cards that changed hands in 进贡, 还贡 or 买3 are
+    still in some hand, so they count as out unless this seat holds them now; dead cards (闷,
+    诈烧, 革命) were never shown, so they count as out too."""
     own = [0] * len(played.counts)
     for ch in view.hand or "":
         own[rank_of(ch)] += 1
-    full = {BIG: DECKS, SMALL: DECKS, TWO: 4 * DECKS, ACE: 4 * DECKS}
+    full = {BIG: DECKS, SMALL: DECKS, TWO: 4 * DECKS, ACE: 4 * DECKS, KING: 4 * DECKS}
     out = {r: n - own[r] - played.counts[r] for r, n in full.items()}
-    return {"big": out[BIG], "small": out[SMALL], "two": out[TWO], "ace": out[ACE]}
+    return {
+        "big": out[BIG],
+        "small": out[SMALL],
+        "two": out[TWO],
+        "ace": out[ACE],
+        "king": out[KING],
+    }
 
 
 def table_lines(
@@ -57,8 +64,8 @@ def table_lines(
 ) -> list[str]:
     """A few short lines of HTML about the table as ``view``'s seat sees it: the current trick,
     the others' card counts (as §13 ``counts_at`` allows) or ranks, who is burning (§7), who has
-    opened (§9) and, with ``played``, the 记牌器 (what is still out of big and small jokers, 2s
-    and aces). Nothing else than ``view`` and ``played`` is read."""
+    opened (§9) and, with ``played``, the 记牌器 (what is still out of big and small jokers, 2s,
+    aces and kings). Nothing else than ``view`` and ``played`` is read."""
     lang = lang_or_default(lang)
     cat = Catalog.load(lang)
     seen: set[str] = set()
@@ -122,12 +129,13 @@ def _counts(view: SeatView, names: Sequence[str], lang: str, seen: set[str]) -> 
             hidden.append(name)
             continue
         else:
-            what = str(n)
+            what = cat.text("dm.cards", seen, n=n)
         shown.append(cat.text("dm.seat", seen, name=name, what=what))
-    more = view.rules.counts_at + 1
-    if hidden and not shown:
-        return cat.text("dm.counts.none", seen, n=more)
+    told = view.rules.counts_at  # a hidden count is more than this (§13 counts_at)
+    if hidden and not shown and told > 0:
+        none = "dm.counts.none" if me is not None else "dm.counts.none.all"
+        return cat.text(none, seen, n=told)
     if hidden:
-        rest = "dm.hidden.rest" if view.rules.counts_at > 0 else "dm.hidden.rest.unknown"
-        shown.append(cat.text(rest, seen, n=more, names=cat.text("dm.list").join(hidden)))
+        rest = "dm.hidden.rest" if told > 0 else "dm.hidden.rest.unknown"
+        shown.append(cat.text(rest, seen, n=told, names=cat.text("dm.list").join(hidden)))
     return cat.text("dm.counts", seen, seats=cat.text("dm.sep").join(shown))

@@ -58,6 +58,12 @@ FACES = (
     Face("latin", "NotoSans-Bold-subset.ttf"),
     Face("symbols2", "NotoSansSymbols2-subset.ttf"),
     Face("symbols", "NotoSansSymbols-Bold-subset.ttf"),
+    # scripts whose letters decorate nicknames on Chinese phones: ꧁小仙女꧂, ღ小雨, ᥫᩣ小猫
+    Face("javanese", "NotoSansJavanese-Bold-subset.ttf"),
+    Face("georgian", "NotoSansGeorgian-Bold-subset.ttf"),
+    Face("tai_le", "NotoSansTaiLe-subset.ttf"),
+    Face("tai_tham", "NotoSansTaiTham-Bold-subset.ttf"),
+    Face("tibetan", "NotoSerifTibetan-Bold-subset.ttf"),  # its marks only: ꧁༺小龙༻꧂
     Face("emoji", "NotoColorEmoji-40px.ttf", emoji=True),
 )
 PRIMARY, EMOJI = FACES[0], FACES[-1]
@@ -120,7 +126,7 @@ def clusters(text: str) -> list[str]:
     out: list[str] = []
     for ch in text:
         if out and (
-            _joins(ch)
+            (_joins(ch) and not _foreign_mark(out[-1][0], ch))
             or out[-1].endswith(ZWJ)
             or (_regional(ch) and len(out[-1]) == 1 and _regional(out[-1]))
         ):
@@ -128,6 +134,19 @@ def clusters(text: str) -> list[str]:
         else:
             out.append(ch)
     return out
+
+
+def _foreign_mark(base: str, ch: str) -> bool:
+    """A spacing mark of another script than ``base``'s, which only another face holds (ᩣ of
+    Tai Tham after ᥫ of Tai Le, as nicknames combine them): drawn on its own, not dropped."""
+    if unicodedata.category(ch) != "Mc":
+        return False
+    holder = next((f for f in FACES if base in face_chars(f)), None)
+    return (
+        holder is not None
+        and ch not in face_chars(holder)
+        and any(ch in face_chars(f) for f in FACES)
+    )
 
 
 def _emoji_like(cluster: str) -> bool:
@@ -166,7 +185,7 @@ def _selector(ch: str) -> bool:
 
 def _invisible(ch: str) -> bool:
     cat = unicodedata.category(ch)
-    return cat[0] == "C" or cat in ("Zl", "Zp") or _joins(ch)
+    return cat[0] == "C" or cat in ("Zl", "Zp") or (_joins(ch) and cat != "Mc")
 
 
 def drawable(text: str) -> str:

@@ -11,6 +11,10 @@ In fallback order (:data:`renderers.fonts.FACES`):
   the rest of Greek and Cyrillic, punctuation, currency, letterlike symbols);
 - ``NotoSansSymbols2-subset.ttf`` and ``NotoSansSymbols-Bold-subset.ttf``: arrows, geometric
   shapes, dingbats, miscellaneous symbols and technical signs that the others lack;
+- ``NotoSansJavanese-Bold-subset.ttf``, ``NotoSansGeorgian-Bold-subset.ttf``,
+  ``NotoSansTaiLe-subset.ttf``, ``NotoSansTaiTham-Bold-subset.ttf``: the letters of those scripts
+  that nicknames wear as decoration (꧁小仙女꧂, ღ小雨, ᥫᩣ小猫), and
+  ``NotoSerifTibetan-Bold-subset.ttf``: Tibetan's marks and brackets alone (꧁༺小龙༻꧂);
 - ``NotoColorEmoji-40px.ttf``: every emoji of Noto Color Emoji (ZWJ sequences, flags, skin
   tones by its GSUB), its 109 px bitmaps scaled down to one 40 px strike and reduced to 32
   colours, which keeps it near 3 MB instead of 11.
@@ -26,12 +30,13 @@ from __future__ import annotations
 
 import importlib
 import io
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
-from .fonts import EMOJI_STRIKE, FACES, Face
+from .fonts import EMOJI_STRIKE, FACES, Face, face_chars
 
 DEBIAN_FONTS = Path("/usr/share/fonts")
 # The CJK face's locl (its Japanese, Korean and traditional forms) would add 4 MB: SC forms
@@ -46,7 +51,17 @@ SOURCES: dict[str, tuple[str, int, tuple[str, ...]]] = {
     "latin": ("truetype/noto/NotoSans-Bold.ttf", 0, TEXT_FEATURES),
     "symbols2": ("truetype/noto/NotoSansSymbols2-Regular.ttf", 0, TEXT_FEATURES),
     "symbols": ("truetype/noto/NotoSansSymbols-Bold.ttf", 0, TEXT_FEATURES),
+    "javanese": ("truetype/noto/NotoSansJavanese-Bold.ttf", 0, TEXT_FEATURES),
+    "georgian": ("truetype/noto/NotoSansGeorgian-Bold.ttf", 0, TEXT_FEATURES),
+    "tai_le": ("truetype/noto/NotoSansTaiLe-Regular.ttf", 0, TEXT_FEATURES),  # no Bold
+    "tai_tham": ("truetype/noto/NotoSansTaiTham-Bold.ttf", 0, TEXT_FEATURES),
+    "tibetan": ("truetype/noto/NotoSerifTibetan-Bold.ttf", 0, ()),
     "emoji": ("truetype/noto/NotoColorEmoji.ttf", 0, ()),
+}
+# Faces that keep only some of their source's characters: Tibetan's marks and brackets, which
+# decorate nicknames (༺ ༻), not its letters and their thousands of stacked forms.
+ONLY_CODES: dict[str, frozenset[int]] = {
+    "tibetan": frozenset([*range(0x0F01, 0x0F18), *range(0x0F3A, 0x0F3E)]),
 }
 SOURCE_STRIKE = 109  # Noto Color Emoji's one bitmap strike, px per em
 EMOJI_COLOURS = 32
@@ -115,15 +130,22 @@ def _write_chars(face: Face, codes: set[int]) -> str:
     return held
 
 
-def make_fonts(source_dir: Path = DEBIAN_FONTS) -> None:
-    """Every face of :data:`renderers.fonts.FACES`, from the Debian fonts under ``source_dir``:
-    a symbol face holds what its source maps and no earlier face holds; the Latin face all its
+def make_fonts(source_dir: Path = DEBIAN_FONTS, only: Sequence[str] = ()) -> None:
+    """Every face of :data:`renderers.fonts.FACES` (or the faces keyed ``only``, the others read
+    from their shipped ``.chars.txt``), from the Debian fonts under ``source_dir``: a symbol or
+    script face holds what its source maps and no earlier face holds; the Latin face all its
     source maps, so that a word of an alphabet can be drawn from it alone."""
     earlier: set[int] = set()
     for face in FACES:
+        if only and face.key not in only:
+            if not face.emoji:
+                earlier |= {ord(c) for c in face_chars(face)}
+            continue
         rel, number, features = SOURCES[face.key]
         source = source_dir / rel
         codes = _cmap(source, number)
+        if face.key in ONLY_CODES:
+            codes &= ONLY_CODES[face.key]
         if face.emoji:
             _scale_emoji(source, face.path)
         else:
@@ -136,4 +158,5 @@ def make_fonts(source_dir: Path = DEBIAN_FONTS) -> None:
 
 
 def main(argv: list[str]) -> None:
-    make_fonts(Path(argv[0]) if argv else DEBIAN_FONTS)
+    """``[SOURCE_DIR [FACE_KEY…]]``."""
+    make_fonts(Path(argv[0]) if argv else DEBIAN_FONTS, argv[1:])

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
-from engine.rules import PRESETS, Rules
+from engine.rules import PRESETS, STANDARD, Rules
 
 from .i18n import Catalog, fit_message, lang_or_default
+
+# Switch texts that speak of 点贡, said otherwise where the table collects none (§11).
+_PAID_BY_DIAN = frozenset({"rules.open_point.on", "rules.declare_point.on"})
 
 
 def _switch_key(switch: str, value: object) -> tuple[str, dict[str, object]]:
@@ -60,6 +64,8 @@ def rules_text(rules: Rules, lang: str = "zh") -> str:
     changed = rules.differences() if rules.preset in PRESETS else {}
     for switch, value in rules.switches().items():
         key, params = _switch_key(switch, value)
+        if key in _PAID_BY_DIAN and not (rules.open_point and rules.tribute == "all"):
+            key += ".unpaid"  # §11: no 点贡 is collected at this table
         text = cat.text(key, seen, **params)
         if switch in changed:
             text += cat.text("rules.changed", seen)
@@ -69,6 +75,51 @@ def rules_text(rules: Rules, lang: str = "zh") -> str:
     return fit_message(lines, lang)
 
 
-def help_text(lang: str = "zh") -> str:
-    """How to play with the bot, for ``/help`` and ``/start``."""
-    return Catalog.load(lang).text("help.text")
+def help_text(
+    lang: str = "zh", rules: Rules = STANDARD, commands: Sequence[str] | None = None
+) -> str:
+    """How to play with the bot, for ``/help`` and ``/start``: the buttons, the rules that are on
+    at this table (``rules``; nothing about a switch that is off) and every command of
+    ``commands`` (the bot's registered commands; by default every command the catalog
+    describes)."""
+    lang = lang_or_default(lang)
+    cat = Catalog.load(lang)
+    seen: set[str] = set()
+
+    def line(key: str, **params: object) -> str:
+        return cat.text(key, seen, **params)
+
+    out = [line("help.title"), line("help.table"), "", line("help.how"), line("help.buttons")]
+    if rules.burn:
+        out.append(line("help.burn_buttons"))
+    out += [
+        line("help.beat"),
+        line("help.gouji"),
+        line("help.gouji.burn" if rules.burn else "help.gouji.opposite"),
+    ]
+    if rules.burn:
+        out.append(line("help.burn"))
+    if rules.yield_:
+        out.append(line("help.yield"))
+    if rules.open_point:
+        paid = rules.tribute == "all"
+        out.append(line("help.open_point.paid" if paid else "help.open_point"))
+        if rules.declare_point and paid:
+            out.append(line("help.declare"))
+    if rules.bie3:
+        out += [line("help.bie3"), line("help.men" if rules.burn else "help.men.plain")]
+    if rules.revolution:
+        out.append(line("help.revolution.yaotou" if rules.yaotou else "help.revolution"))
+    if rules.partner_cards_at:
+        out.append(line("help.partner", n=rules.partner_cards_at))
+    if rules.counts_at >= 36:  # §13: 36 = always
+        out.append(line("help.counts.always"))
+    elif rules.counts_at:
+        out.append(line("help.counts", n=rules.counts_at))
+    out += [line("help.ranks"), line("help.four_way"), line(f"help.tribute.{rules.tribute}")]
+    if commands is None:
+        commands = [k.removeprefix("bot.cmd.") for k in cat.messages if k.startswith("bot.cmd.")]
+    out += ["", line("help.commands")]
+    out += [line("help.command", name=c, what=cat.text(f"bot.cmd.{c}")) for c in commands]
+    out += ["", line("help.more")]
+    return fit_message(out, lang)

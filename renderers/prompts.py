@@ -9,7 +9,7 @@ from engine.view import SeatView
 from engine.vocab import Ask, Do
 
 from .i18n import Catalog, lang_or_default, placeholders
-from .terms import card_text, hand_text, seat_name
+from .terms import card_text, failed_rank, hand_text, seat_name
 
 # Button labels: the keys of the ``btn.*`` messages (engine.actions "do" values plus UI-only ones).
 BUTTONS = (
@@ -88,21 +88,27 @@ def prompt_text(
             # §7: the burner's 对头 (or a 无头 player, §12) breaks the burn; others counter-burn
             breaks = opposite(view.burning) == me or (me < len(view.headless) and view.headless[me])
             key = "ask.answer.burn.break" if breaks else "ask.answer.burn.counter"
-        elif top is not None and top.gouji:
+        elif top is not None and top.gouji and view.phase != "four_way":  # §12: no 够级
             key = "ask.answer.gouji"
         lines.append(line(key, owner=owner, cards=cards))
     elif asked == Ask.BURN:
         # §7: a claim on a burn play is 反烧 (the burner's 对头 answers it as 解烧 instead)
         key = "ask.burn.counter" if top is not None and top.burn else "ask.burn"
-        lines.append(line(key, owner=owner, cards=cards))
+        if key == "ask.burn.counter" and view.rules.tribute != "all":
+            key += ".free"  # §11: only 进贡 "all" collects 烧贡
+        bottom = failed_rank(view.status, lang)
+        lines.append(line(key, owner=owner, cards=cards, bottom=bottom))
     elif asked == Ask.LAST:
         lines.append(line("ask.last", cards=cards))
     elif asked == Ask.REVOLT:
         lines.append(line("ask.revolt"))
     elif asked == Ask.YAOTOU:
-        lines.append(line("ask.yaotou", rev=name(opposite(me))))
+        key = "ask.yaotou" if view.rules.open_point else "ask.yaotou.noopen"  # §9: 开点 off
+        lines.append(line(key, rev=name(opposite(me))))
     elif asked == Ask.DECLARE:
-        lines.append(line("ask.declare", target=name(opposite(me))))
+        paid = view.rules.open_point and view.rules.tribute == "all"  # §11: 点贡 collected
+        key = "ask.declare" if paid else "ask.declare.free"
+        lines.append(line(key, target=name(opposite(me))))
     elif asked == Ask.RETURN:
         if view.returning is not None:
             payer, count = view.returning

@@ -190,26 +190,23 @@ def _sample_script() -> ReplayScript:
 
 
 def frame_caption(script: ReplayScript, index: int) -> str:
-    """A caption for frame ``index`` (Telegram HTML): which frame of how many, and the trick's
-    winner."""
+    """A caption for frame ``index`` (Telegram HTML): the deal, the end, or which trick of how
+    many (counted as the animation's caption and the picture count them) and its winner — or
+    the burner who failed (诈烧) there."""
     frame = script.frames[index]
     cat = Catalog.load(script.lang)
-    where = cat.text("replay.caption.frame", n=index + 1, total=len(script.frames))
     if frame.kind == FrameKind.DEAL:
-        what = cat.text(
+        return cat.text(
             "replay.caption.deal", name=seat_name(script.leader, script.names, script.lang)
         )
-    elif frame.kind == FrameKind.END:
-        what = replay_caption(script)
-    elif frame.winner is not None:
-        what = cat.text(
-            "replay.caption.trick",
-            n=frame.number,
-            name=seat_name(frame.winner, script.names, script.lang),
-        )
-    else:
-        what = cat.text("replay.caption.open", n=frame.number)
-    return f"{what} · {where}"
+    if frame.kind == FrameKind.END:
+        return replay_caption(script)
+    total = script.tricks
+    if frame.winner is None:
+        return cat.text("replay.caption.open", n=frame.number, total=total)
+    key = "replay.caption.failed" if frame.failed is not None else "replay.caption.trick"
+    name = seat_name(frame.winner, script.names, script.lang)
+    return cat.text(key, n=frame.number, total=total, name=name)
 
 
 def replay_caption(script: ReplayScript) -> str:

@@ -125,12 +125,18 @@ class _Painter:
             title = cat.text("replay.title.unfinished")
         y = 56
         draw_text(self.draw, (30, y), title, TITLE_SIZE, WHITE, anchor="lm")
-        counter = cat.text("replay.counter", n=self.index + 1, total=len(self.script.frames))
+        # the tricks are counted as the caption counts them (the deal and the end are titled)
+        counter = (
+            cat.text("replay.counter", n=frame.number, total=self.script.tricks)
+            if frame.kind == FrameKind.TRICK
+            else ""
+        )
         draw_text(self.draw, (WIDTH - 30, y), counter, NAME_SIZE, LIGHT, anchor="rm")
         x = 30 + font(TITLE_SIZE).getlength(title) + 30
         room = WIDTH - 60 - font(NAME_SIZE).getlength(counter) - x
         if frame.winner is not None:
-            won = cat.text("replay.won", name=self.name(frame.winner, 300, NAME_SIZE))
+            key = "replay.failed" if frame.failed is not None else "replay.won"
+            won = cat.text(key, name=self.name(frame.winner, 300, NAME_SIZE))
             draw_text(self.draw, (x, y), fit(won, NAME_SIZE, int(room)), NAME_SIZE, MEDAL[0], "lm")
         self.story(self.story_pills())
 

@@ -92,6 +92,13 @@ class Frame:
     burning: int | None  # who is burning when the frame ends
     four_way: bool  # 四户乱缠 has begun (§12)
 
+    @property
+    def failed(self) -> int | None:
+        """The winner when the trick ended in their 诈烧 (§7: their play stood, then they could
+        not lead as the burn requires): the trick is theirs to lose, not to win."""
+        fails = {m.seat for m in self.marks if m.type == EventType.BURN_FAIL}
+        return self.winner if self.winner in fails else None
+
     def played(self) -> str:
         """Every card played in this frame's trick, canonical."""
         total = [0] * 15

@@ -7,6 +7,11 @@ table's own §13 switches marked.
 and read from there at run time. A page is Telegram HTML well within the 4096-character limit;
 each §13 switch entry carries a marker that :func:`rulebook_page` replaces with this table's
 setting (✅/❌, or the value in words).
+
+The pages are for players: what ``docs/rules.md`` says for developers — the code names of the
+switches (`` `bie3` ``), the record notation, where the other language is — is left out
+(:data:`FOR_DEVELOPERS`). ``/rules`` opens with this table's switches (:func:`book_page` 1),
+the rulebook after it.
 """
 
 from __future__ import annotations
@@ -18,17 +23,52 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
+from engine.rules import Rules
+
 from .fit import visible_length
-from .guide import switch_value
+from .guide import rules_text, switch_value
 from .i18n import DATA_DIR, Catalog, lang_or_default
 
 BOOK_FILE = DATA_DIR / "rulebook.json"
 PAGE_LIMIT = 2800  # visible characters of a page before its marks and header (≤ 4096)
 HALVES = {"zh": "# 够级规则（中文）", "en": "# Gouji rules (English)"}
 MARK = re.compile(r"⟦([a-z_0-9]+)⟧")  # a §13 switch's place for this table's setting
-_SWITCH = re.compile(r"^- \*\*([^*]+)\*\* `([a-z_0-9]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _CODE = re.compile(r"`([^`]+)`")
+# What docs/rules.md says for developers only: whole lines (the record notation, the pointer to
+# the other half) and phrases (code names in parentheses, the sentence introducing them).
+FOR_DEVELOPERS = (
+    re.compile(
+        r"^- (English: the second half|牌局记录里一张牌记一个字符|Game records write one).*$"
+    ),
+    re.compile(r"再写代码名（牌局记录里用的名字），"),
+    re.compile(r", then by its code name \(used in game\s+records\)"),
+)
+_NAME = r"`[a-z_0-9]+`"
+_CODE_NAMES = (
+    (re.compile(r"（" + _NAME + "(，|、)"), "（"),  # （`kill_big_joker`，§13） → （§13）
+    (re.compile(r"（" + _NAME + "）"), ""),  # **标准打法**（`standard`） → **标准打法**
+    (re.compile(r" \(" + _NAME + r"(, |; )"), " ("),  # (`kill_big_joker`, §13) → (§13)
+    (re.compile(r"\s?\(" + _NAME + r"\)"), ""),  # **all** (`all`) → **all**
+    (re.compile(r",? the standard is " + _NAME), ""),
+    (re.compile(r" " + _NAME), ""),  # **憋3** `bie3`：, 开关：烧牌 `burn`。
+)
+
+
+def for_players(markdown: str) -> str:
+    """``markdown`` without what is said for developers only (:data:`FOR_DEVELOPERS`) and without
+    the code names of switches; a §13 switch's item keeps its mark ``⟦name⟧``."""
+    lines = [line for line in markdown.splitlines() if not FOR_DEVELOPERS[0].match(line)]
+    text = "\n".join(lines) + "\n"
+    for phrase in FOR_DEVELOPERS[1:]:
+        text = phrase.sub("", text)
+    text = _SWITCH_MD.sub(lambda m: f"- **{m.group(1)}** ⟦{m.group(2)}⟧", text)
+    for pattern, repl in _CODE_NAMES:
+        text = pattern.sub(repl, text)
+    return text
+
+
+_SWITCH_MD = re.compile(r"^- \*\*([^*]+)\*\* `([a-z_0-9]+)`", re.MULTILINE)
 
 
 def halves(markdown: str) -> dict[str, str]:
@@ -85,12 +125,7 @@ def _block(lines: list[str]) -> str:
     for raw in lines:
         stripped = raw.strip()
         if raw.startswith("- "):
-            m = _SWITCH.match(raw)
-            text = _inline(raw[2:])
-            if m is not None:  # §13: the button name, then this table's setting
-                head = f"<b>{html.escape(m.group(1), quote=False)}</b>"
-                text = text.replace(head, f"{head} ⟦{m.group(2)}⟧", 1)
-            rows.append("• " + text)
+            rows.append("• " + _inline(raw[2:]))  # a §13 switch's item keeps its ⟦mark⟧
         elif stripped.startswith("- "):
             rows.append("　◦ " + _inline(stripped[2:]))
         elif raw.startswith(" ") and rows:
@@ -123,7 +158,7 @@ def paginate(parts: list[str], limit: int = PAGE_LIMIT) -> list[str]:
 
 def build(markdown: str) -> dict[str, list[str]]:
     """The rulebook's pages by language, from the text of ``docs/rules.md``."""
-    return {lang: paginate(blocks(half)) for lang, half in halves(markdown).items()}
+    return {lang: paginate(blocks(for_players(half))) for lang, half in halves(markdown).items()}
 
 
 def write_book(markdown_path: Path, out: Path = BOOK_FILE) -> dict[str, list[str]]:
@@ -162,3 +197,22 @@ def rulebook_page(page: int, switches: Mapping[str, object], lang: str = "zh") -
 
     head = cat.text("book.page", n=page + 1, total=len(pages))
     return head + "\n\n" + MARK.sub(mark, pages[page])
+
+
+def book_pages(lang: str = "zh") -> int:
+    """How many pages ``/rules`` has: this table's switches, then the rulebook."""
+    return rulebook_pages(lang) + 1
+
+
+def book_page(page: int, rules: Rules, lang: str = "zh") -> str:
+    """Page ``page`` (0-based, clamped) of ``/rules``: page 0 is this table's switches in words
+    (:func:`renderers.guide.rules_text`), the rulebook's pages follow with the switches marked."""
+    lang = lang_or_default(lang)
+    total = book_pages(lang)
+    page = min(max(page, 0), total - 1)
+    cat = Catalog.load(lang)
+    head = cat.text("book.page", n=page + 1, total=total)
+    if page == 0:
+        return f"{head}\n\n{rules_text(rules, lang)}\n\n{cat.text('book.then')}"
+    body = rulebook_page(page - 1, rules.switches(), lang)
+    return head + body[body.index("\n\n") :]

@@ -229,9 +229,11 @@ def top_canvas(
     names: Mapping[str, str],
     lang: str = "zh",
     min_games: int = MIN_GAMES,
+    tonight: int = 0,
 ) -> Image.Image:
     """The leaderboard: the best players by points, then by average rank (each at most ten,
-    as :func:`engine.stats.leaderboard` gives them), with their games."""
+    as :func:`engine.stats.leaderboard` gives them), with their games; ``tonight``: tonight's
+    standings over that many games (while nobody has ``min_games``)."""
     lang = lang_or_default(lang)
     boards: tuple[tuple[str, Sequence[Standing], Callable[[PlayerStats], str]], ...] = (
         (t(lang, "img.top.by_points"), by_points, lambda s: signed(s.points)),
@@ -241,10 +243,14 @@ def top_canvas(
     height = TITLE_H + sum(heights) + GAP * (len(boards) - 1) + MARGIN
     canvas = Image.new("RGB", (WIDTH, height), FELT)
     draw = ImageDraw.Draw(canvas)
-    title = t(lang, "img.top.title")
+    title = t(lang, "img.top.tonight" if tonight else "img.top.title")
+    label = (
+        t(lang, "img.top.games", n=tonight)
+        if tonight
+        else t(lang, "img.top.min_games", n=min_games)
+    )
     draw_text(draw, (MARGIN, TITLE_H / 2), title, 56, WHITE, anchor="lm")
-    pill(draw, MARGIN + font(56).getlength(title) + 24, TITLE_H / 2,
-         t(lang, "img.top.min_games", n=min_games), SCORE_GOLD, INK)  # fmt: skip
+    pill(draw, MARGIN + font(56).getlength(title) + 24, TITLE_H / 2, label, SCORE_GOLD, INK)
     y = float(TITLE_H)
     for (heading, rows, value_of), h in zip(boards, heights, strict=True):
         box = _panel(draw, y, y + h, heading)
@@ -299,6 +305,7 @@ def render_top(
     names: Mapping[str, str],
     lang: str = "zh",
     min_games: int = MIN_GAMES,
+    tonight: int = 0,
 ) -> bytes:
     """A PNG of :func:`top_canvas`."""
-    return encode_png(top_canvas(by_points, by_rank, names, lang, min_games))
+    return encode_png(top_canvas(by_points, by_rank, names, lang, min_games, tonight))

@@ -26,8 +26,13 @@ def stats_caption(name: str, stats: PlayerStats, lang: str = "zh") -> str:
     )
 
 
-def top_caption(lang: str = "zh", min_games: int = MIN_GAMES, empty: bool = False) -> str:
-    """One line under the leaderboard."""
+def top_caption(
+    lang: str = "zh", min_games: int = MIN_GAMES, empty: bool = False, tonight: int = 0
+) -> str:
+    """One line under the leaderboard; ``tonight``: the number of tonight's games it shows
+    instead, while nobody has ``min_games``."""
+    if tonight:
+        return t(lang, "stats.top.caption.tonight", n=min_games, games=tonight)
     return t(lang, "stats.top.caption.none" if empty else "stats.top.caption", n=min_games)
 
 

@@ -224,7 +224,7 @@ def _centre(
     tags: list[tuple[str, Color]] = []
     if top.burn:
         tags.append((t(lang, "img.burning"), BURN_FILL))
-    elif top.gouji:
+    elif top.gouji and view.phase != "four_way":  # §12: no 够级 in 四户乱缠
         tags.append((t(lang, "img.gouji"), MEDAL[0]))
     tag_w = sum(pill_width(text) + 12 for text, _ in tags)
     label = player_label(top.seat, names, lang, 40, 420 - tag_w)

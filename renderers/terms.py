@@ -50,6 +50,12 @@ def rank_name(rank: int, lang: str = "zh") -> str:
     return t(lang, f"rank.{rank}")
 
 
+def failed_rank(status: Sequence[str], lang: str = "zh") -> str:
+    """The rank a 诈烧 now would get (docs/rules.md §10: the bottom fills 诈烧-first, the earliest
+    lowest): 大落, or 二落 after an earlier 诈烧. ``status``: the seats' statuses."""
+    return rank_name(6 - sum(st == "failed" for st in status), lang)
+
+
 def tribute_name(kind: str, lang: str = "zh") -> str:
     """闷贡 / 烧贡 / 点贡 / 落贡 / 串三户 for the kinds of RECORDS.md ``tributes``."""
     key = f"tribute.{kind}"
@@ -73,15 +79,16 @@ def _count_text(rank: int, n: int, lang: str) -> str:
 
 
 def card_text(notation: str, lang: str = "zh") -> str:
-    """A play in words as players say it (docs/rules.md §3): the jokers (花) first, then the 2s
-    (钱), then the rank: ``BBS222T`` → ``2个大王+小王+3个2+10`` (never ``10+2个大王``, which
-    reads as "10+2"), ``22888`` → ``2个2+3个8``, ``8`` → ``8``; English ``a 2 + four 8s``. A
-    notation of several plain ranks (a hand) reads as :func:`hand_text`."""
+    """A play in words in the table's order (docs/rules.md §3): the rank it counts as first, then
+    the 2s (钱), then the jokers (花), big before small: ``22QQQ`` → ``3个Q+2个2``,
+    ``BBS222T`` → ``10+3个2+2个大王+小王``, ``B222`` → ``3个2+大王``, ``8`` → ``8``; English
+    ``three queens + two 2s``. A notation of several plain ranks (a hand) reads as
+    :func:`hand_text`."""
     counts = parse(notation)
     plain = [r for r in range(TWO - 1, -1, -1) if counts[r]]
     if len(plain) > 1:
         return hand_text(notation, lang)
-    order = [r for r in (BIG, SMALL, TWO, *plain) if counts[r]]
+    order = [r for r in (*plain, TWO, BIG, SMALL) if counts[r]]
     if not order:
         return t(lang, "card.none")
     if sum(counts) == 1:

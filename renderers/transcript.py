@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from engine.events import Event, EventType
+from engine.ranking import chuan_team
+from engine.rules import STANDARD, Rules
 
 from .announce import deal_line
 from .fit import MAX_MESSAGE, fit
@@ -71,10 +73,12 @@ class Transcript:
     lines. The end of the game closes the last trick's line and adds none: the game-over
     picture says the result, once.
     ``played``: the game's plays as every seat saw them (for the players' DMs).
+    ``rules``: the table's; a 烧成 promises 烧贡 only where the next deal collects it (§11).
     """
 
-    def __init__(self, names: Sequence[str], lang: str) -> None:
+    def __init__(self, names: Sequence[str], lang: str, rules: Rules = STANDARD) -> None:
         self.names = tuple(names)
+        self.rules = rules
         self.lang = lang_or_default(lang)
         self.cat = Catalog.load(self.lang)
         self._done: list[tuple[str, bool]] = []
@@ -93,6 +97,7 @@ class Transcript:
         self._faults: dict[int, tuple[_Token, int]] = {}
         self._revolted: set[int] = set()
         self._last_play: int | None = None
+        self._owed = False  # a 烧贡 was promised this game
 
     # -- the API -----------------------------------------------------------------------------
 
@@ -213,11 +218,11 @@ class Transcript:
             self._burning = who if k == "counter_burn" else None
         elif k == "burn_success":
             self._burning = None
-            self._step(
-                "tr.burn_success",
-                victim=self._name(ev.victim),
-                tribute=ev.tribute or 1,
-            )
+            if self.rules.tribute == "all" and ev.tribute:  # §11: 只落贡 and 不进贡 collect none
+                self._owed = True
+                self._step("tr.burn_success", victim=self._name(ev.victim), tribute=ev.tribute)
+            else:
+                self._step("tr.burn_success.free")
         elif k == "burn_fail":
             self._burning = None
             own = self._line is not None and self._line.own == who
@@ -255,6 +260,10 @@ class Transcript:
         elif k == "game_over":
             # the last trick's line; the result itself is the game-over picture's, said once
             self._finish()
+            ranks = [self._ranks.get(s) for s in range(6)]
+            if self._owed and len(self._ranks) == 6 and chuan_team(ranks) is not None:
+                # §11: 串三户 takes no 烧贡 — a promise of this game's log taken back there
+                self._add(self.cat.text("tr.over.chuan.waived").strip(" （）()"))
         else:
             self._deal(ev, k, who)
 
@@ -313,7 +322,7 @@ class Transcript:
             self._revolted.add(who)
         elif k == "void_deal":
             self._revolted.clear()
-        line = deal_line(ev, self.names, self.lang)
+        line = deal_line(ev, self.names, self.lang, self.rules)
         if line is not None:
             self._add(line, cheer=k == "revolution")
 

@@ -3,7 +3,6 @@ players who press only the buttons they are shown."""
 
 from __future__ import annotations
 
-import asyncio
 import html
 import random
 import re
@@ -35,7 +34,7 @@ from renderers import card_text
 NAMES = ("老王", "小李", "张姐", "阿强", "王叔", "小美")
 # Telegram's limits (and the bot's pacing) in test worlds run this many times as fast: the same
 # budgets, waits a SPEED-th as long
-SPEED = 20.0
+SPEED = 60.0
 
 
 @dataclass
@@ -214,15 +213,6 @@ def dm_prompts(w: World, user: SimUser) -> list[SentMessage]:
     return [m for m in w.api.messages(user.id) if m.photo is not None]
 
 
-async def wait_for(cond: Callable[[], bool], timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise TimeoutError("condition not met")
-        await asyncio.sleep(0.02)
-
-
 __all__ = [
     "NAMES",
     "Kind",
@@ -238,6 +228,5 @@ __all__ = [
     "plain",
     "play_game",
     "start",
-    "wait_for",
     "world",
 ]

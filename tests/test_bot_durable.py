@@ -23,7 +23,6 @@ from botkit import (
     plain,
     play_game,
     start,
-    wait_for,
     world,
 )
 
@@ -369,7 +368,6 @@ async def test_fuzzed_updates_change_nothing_they_should_not(
         await play_game(w, g1, p1, seed=17)
         await play_game(w, g2, p2, seed=18)
         assert over(w, g1)() and over(w, g2)()
-        await wait_for(lambda: True)
 
 
 async def test_racing_stop_gouji_and_bot_removal_keep_memory_and_storage_agreed(

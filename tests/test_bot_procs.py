@@ -1,6 +1,6 @@
 """Several ``python -m bot`` processes on one PostgreSQL database behind a round-robin forwarder,
 the local server delivering every update by webhook (several at once, each chat's in order):
-twenty six-player games of simulated players played to their end while one process is killed
+eight six-player games of simulated players played to their end while one process is killed
 (SIGKILL) and restarted and another stopped (SIGTERM) and restarted. Every game ends, its stored
 actions replay without a gap, each action once, and its group heard each cheer its record holds
 — one more only for a message whose call a kill struck on its way.
@@ -42,7 +42,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:unread_data:DeprecationWarning"),
 ]
 
-GAMES = 20
+GAMES = 8
 SEED = 41
 KNOBS = {
     "GOUJI_SEED": str(SEED),
@@ -241,7 +241,7 @@ async def run_games(tmp: Path, url: str, procs: int) -> None:
 
 
 @pytest.mark.parametrize("procs", [1, 3])
-async def test_twenty_games_on_several_processes_end_as_if_on_one(
+async def test_eight_games_on_several_processes_end_as_if_on_one(
     tmp_path: Path, pg_cluster: PgCluster, procs: int
 ) -> None:
     url = await pg_cluster.create_database()

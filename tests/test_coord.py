@@ -183,3 +183,25 @@ async def test_the_budget_of_calls_is_shared(two: tuple[PgCoord, PgCoord]) -> No
     turns = sorted(await asyncio.gather(*(c.pace(0.1) for c in (a, b) * 5)))
     gaps = [round(y - x, 3) for x, y in itertools.pairwise(turns)]
     assert all(g >= 0.099 for g in gaps), gaps  # ten turns, a tenth of a second apart
+
+
+async def test_a_paused_process_never_sends_after_its_lease_moved(
+    two: tuple[PgCoord, PgCoord],
+) -> None:
+    """Issue 33, attack 8: a holds the chat's delivery and pauses past its lease; b takes the
+    chat (a new generation, the fencing token). a, awake again, is refused where it would
+    claim its next stored message: it sends nothing; b claims and sends it."""
+    a, b = two
+    row = await _table(a, chat=-7)
+    (oid,) = await a.storage.save_table(row, outbox=[b"cheer"])
+    held = await a.lease(-7)
+    assert held is not None
+    assert await a.fence(held, oid) == (True, True)  # a's to send while it holds the lease
+    await _die(a)  # paused: no beat for longer than the lease lasts
+    taken = await b.lease(-7)
+    assert taken is not None and taken.generation > held.generation
+    assert await a.fence(held, oid) == (False, False)  # fenced off: a sends nothing
+    assert await a.fence(held, None) == (False, False)  # nor an unstored answer
+    assert await b.fence(taken, oid) == (True, True)
+    await b.storage.message_delivered(oid)
+    assert await b.fence(taken, oid) == (True, False)  # delivered: nothing left to send

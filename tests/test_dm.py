@@ -25,7 +25,8 @@ from renderers.hand_image import OUT_H, OUT_W
 from renderers.played import Played
 
 NAMES = ["老王", "张姐", "阿强", "王叔", "小美", "李四"]
-TRACKER = re.compile(r"大王×(-?\d+) 小王×(-?\d+) 2×(-?\d+) A×(-?\d+)")
+FULL = (("B", 4), ("S", 4), ("2", 16), ("A", 16), ("K", 16))  # four decks of what is tracked
+TRACKER = re.compile(r"(-?\d+)个大王 (-?\d+)个小王 (-?\d+)个2 (-?\d+)个A (-?\d+)个K")
 
 
 def playing(rules: Rules, seed: int, moves: int) -> tuple[Match, Played, list[Event]]:
@@ -57,10 +58,7 @@ def test_tracker_is_four_decks_minus_own_hand_and_every_play_seen(seed: int, mov
     for seat in range(6):
         view = m.view(seat)
         hand = view.hand or ""
-        expected = [
-            total - hand.count(ch) - seen_played.count(ch)
-            for ch, total in (("B", 4), ("S", 4), ("2", 16), ("A", 16))
-        ]
+        expected = [total - hand.count(ch) - seen_played.count(ch) for ch, total in FULL]
         found = TRACKER.search(line_of(table_lines(view, NAMES, "zh", played), "记牌器"))
         assert found is not None
         assert [int(x) for x in found.groups()] == expected
@@ -89,9 +87,7 @@ def test_lines_depend_only_on_the_seats_view() -> None:
     found = TRACKER.search(line_of(spectator, "记牌器"))
     seen_played = "".join(e.cards or "" for e in events if e.type == EventType.PLAY)
     assert found is not None
-    assert [int(x) for x in found.groups()] == [
-        total - seen_played.count(ch) for ch, total in (("B", 4), ("S", 4), ("2", 16), ("A", 16))
-    ]
+    assert [int(x) for x in found.groups()] == [total - seen_played.count(ch) for ch, total in FULL]
 
 
 @pytest.mark.parametrize("counts_at", [0, 10, 36])
@@ -111,10 +107,10 @@ def test_counts_only_as_counts_at_allows(counts_at: int) -> None:
                 name = "对头" + name
             real = sum(game.hands[s])
             if view.counts[s] is None:
-                assert f"{name} {real}" not in counts  # never more than the seat may know
+                assert f"{name} {real}张" not in counts  # never more than the seat may know
                 assert counts_at < real
             else:
-                assert f"{name} {real}" in counts
+                assert f"{name} {real}张" in counts
         if counts_at == 36:
             assert "以上" not in counts
 

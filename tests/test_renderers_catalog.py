@@ -70,7 +70,7 @@ def test_refusal_names_the_cards_when_given() -> None:
     text = refusal_text(Code.CANNOT_BEAT, "zh", cards="KK", top="AA")
     assert "2个K" in text and "2个A" in text
     assert refusal_text(Code.NOT_IN_HAND, "en", cards="B") == "You do not hold <b>big joker</b>."
-    assert "a 2 + three queens" in refusal_text(Code.NOT_IN_HAND, "en", cards="QQQ2")
+    assert "three queens + a 2" in refusal_text(Code.NOT_IN_HAND, "en", cards="QQQ2")
     # params the sentence does not use are ignored
     assert refusal_text(Code.MUST_LEAD, "en", cards="KK") == refusal_text(Code.MUST_LEAD, "en")
 

@@ -132,3 +132,13 @@ def test_a_script_no_face_holds_is_marked() -> None:
     assert drawable("مرحبا") == MISSING  # Arabic: not shipped, shown as one "?"
     assert drawable("𝐀𝐥𝐢𝐜𝐞") == "Alice"  # a styled letter no face holds: its plain form
     assert drawable("a\u200d\ufe0fb") == "ab"  # stray joiners dropped
+
+
+@pytest.mark.parametrize("name", ["꧁小仙女꧂", "ღ小雨", "ᥫᩣ小猫", "꧁༺小龙༻꧂", "ღ❀ 雨ᥫᩣ"])
+def test_nickname_decorations_are_drawn(name: str) -> None:
+    """Javanese, Georgian, Tai Le and Tai Tham letters that decorate nicknames on Chinese
+    phones are drawn, each from its script's face (a Tai Tham vowel after a Tai Le letter on
+    its own), never as ``?``."""
+    assert drawable(name) == name and not _undrawn(name), (name, _undrawn(name))
+    keys = {run.face.key for run in runs(name) if run.face is not None}
+    assert keys & {"javanese", "georgian", "tai_le", "tai_tham"}

@@ -228,12 +228,29 @@ def test_captions() -> None:
     script = replay_frames(example("short-game"), NAMES, "zh")
     caption = replay_caption(script)
     assert "头科" in caption and "&lt;b&gt;Eve&lt;/b&gt;" in caption and "<b>Eve" not in caption
-    assert "第1轮" in frame_caption(script, 1)
+    # the caption and the stepper count the same tricks
+    assert f"{script.tricks}轮" in caption
+    assert f"第1/{script.tricks}轮" in frame_caption(script, 1)
     unfinished = replay_frames(example("burn"), NAMES, "en")
     assert "not finished" in replay_caption(unfinished)
-    assert f"{frame_count(unfinished)}/{frame_count(unfinished)}" in frame_caption(
-        unfinished, frame_count(unfinished) - 1
-    )
+    last = frame_count(unfinished) - 1
+    assert frame_caption(unfinished, last) == replay_caption(unfinished)
+    assert f"Trick 1/{unfinished.tricks}" in frame_caption(unfinished, 1)
+
+
+def test_a_failed_burn_heads_its_trick() -> None:
+    """§7: the burner's play stood, then they could not lead: the trick reads 诈烧, not 赢."""
+    rng = random.Random(1)
+    for _ in range(40):
+        game = Game(STANDARD, deal_hands(rng), 0)
+        play_out(game, rng)
+        script = replay_frames(json.dumps(game.record().to_json()), NAMES, "zh")
+        failed = [k for k, f in enumerate(script.frames) if f.failed is not None]
+        if failed:
+            break
+    assert failed
+    caption = frame_caption(script, failed[0])
+    assert "诈烧" in caption and "赢" not in caption
 
 
 def test_drawn_words_are_in_the_font() -> None:

@@ -16,7 +16,15 @@ from bot.model import ChatSettings
 from engine.rules import PRESETS, Rules
 from renderers.fit import MAX_MESSAGE, visible_length
 from renderers.guide import switch_value
-from renderers.rulebook import BOOK_FILE, build, halves, rulebook_page, rulebook_pages
+from renderers.rulebook import (
+    BOOK_FILE,
+    MARK,
+    build,
+    for_players,
+    halves,
+    rulebook_page,
+    rulebook_pages,
+)
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 
@@ -41,8 +49,8 @@ def test_every_page_fits_a_message_and_the_pages_hold_the_whole_rulebook(
     half = halves(DOC.read_text(encoding="utf-8"))[lang]
     for heading in re.findall(r"^#{2,3} (§\S+ .+)$", half, re.MULTILINE):
         assert heading.replace("**", "").replace("`", "") in text, heading
-    # every sentence of the rulebook is there (markdown marks aside)
-    words = re.sub(r"[*`#\s]", "", half).replace("-", "")
+    # every sentence of the rulebook for players is there (markdown marks aside)
+    words = re.sub(r"[*`#\s]", "", MARK.sub("", for_players(half))).replace("-", "")
     assert re.sub(r"[\s•◦　-]", "", text.split("\n", 2)[-1]).count("§13") >= 1
     assert len(re.sub(r"[\s•◦　\-]", "", text)) >= len(words) * 0.97
 
@@ -51,12 +59,13 @@ def test_every_page_fits_a_message_and_the_pages_hold_the_whole_rulebook(
 def test_the_tables_own_switches_are_marked(lang: str) -> None:
     rules = Rules.preset_named("standard").with_switches({"bie3": False, "tribute": "luo"})
     book = "\n".join(rulebook_page(i, rules.switches(), lang) for i in range(rulebook_pages(lang)))
-    assert "<b>憋3</b> ❌ <code>bie3</code>" in book
-    assert "✅ <code>burn</code>" in book and "❌ <code>kill_big_joker</code>" in book
+    assert "<b>憋3</b> ❌" in book  # the button's name, then this table's setting
+    assert "<code>" not in book  # no code names: the pages are for players
+    assert "English: the second half" not in book and "记作T" not in book
     luo = switch_value("tribute", "luo", lang)
     items = [x for x in book.splitlines() if x.startswith("• ")]
-    tribute = next(x for x in items if "<code>tribute</code>" in x)
-    assert luo in tribute.split("<code>")[0]  # beside the button name: this table's value
+    tribute = next(x for x in items if x.startswith(("• <b>进贡</b>", "• <b>Tribute</b>")))
+    assert 0 < tribute.find(luo) < tribute.find("§11")  # beside the button name
     assert "⟦" not in book  # no marker is left for any switch
 
 
@@ -69,14 +78,14 @@ async def test_rules_answers_page_one_and_turns_pages_in_place(tmp_path: Path) -
         await user.send("/rules", group)
         await w.settle()
         (msg,) = [m for m in w.api.messages(group.id) if "📖" in m.text]
-        assert "第 1/" in plain(msg.text) and "够级规则" in plain(msg.text)
+        assert "第 1/" in plain(msg.text) and "本桌规则" in plain(msg.text)  # this table first
         assert button_data(msg, SettingsOp.PAGE, 0) is None  # no ◀ on page 1
         nxt = button_data(msg, SettingsOp.PAGE, 1)
         assert nxt is not None
         await user.press(msg, data=nxt)
         await w.settle()
         (msg,) = [m for m in w.api.messages(group.id) if "📖" in m.text]  # the same message
-        assert "第 2/" in plain(msg.text) and msg.edits == 1
+        assert "第 2/" in plain(msg.text) and "够级规则" in plain(msg.text) and msg.edits == 1
         assert button_data(msg, SettingsOp.PAGE, 0) is not None
         # a chat that speaks English reads the English half; a private chat its user's language
         await w.parts.tables.save_chat_settings(group.id, ChatSettings(lang="en"))
@@ -87,8 +96,7 @@ async def test_rules_answers_page_one_and_turns_pages_in_place(tmp_path: Path) -
         await w.settle()
         assert any("Page 1/" in plain(m.text) for m in w.api.messages(group.id))
         (dm,) = [m for m in w.api.messages(en.id) if "📖" in m.text]
-        assert "Gouji rules" in plain(dm.text)
         await en.press(dm, data=button_data(dm, SettingsOp.PAGE, 1))
         await w.settle()
         (dm,) = [m for m in w.api.messages(en.id) if "📖" in m.text]
-        assert "Page 2/" in plain(dm.text)
+        assert "Page 2/" in plain(dm.text) and "Gouji rules" in plain(dm.text)

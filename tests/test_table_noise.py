@@ -103,15 +103,15 @@ def test_two_way_point_tribute_is_one_line() -> None:
         (2, 5, 3, 0),
     ]
     text = debts_text(debts, NAMES, "zh")
-    assert text[0] == "• 周五 ⇄ Kitty：互进点贡，各 1 张"
-    assert text[1] == "• 老李头 ⇄ 虎哥：互进点贡，老李头 1 张、虎哥 2 张"
-    assert text[2] == "• 喆喆 → 小雨：点贡×3"
+    assert text[0] == "• 周五 ⇄ Kitty：互进点贡，各 1张"
+    assert text[1] == "• 老李头 ⇄ 虎哥：互进点贡，老李头 1张、虎哥 2张"
+    assert text[2] == "• 喆喆 → 小雨：点贡 3张"
     # a 落贡 and a 点贡 between the same two never fold (different tributes)
     mixed = [Debt(0, 3, TributeKind.LUO, 1), Debt(3, 0, dian, 1)]
     assert len(debt_lines(mixed)) == 2
     # /match says it the same way
     page = match_text(1, NAMES, [], (0, 0), None, debts, True, "zh")
-    assert "周五 ⇄ Kitty：互进点贡，各 1 张" in page and "Kitty → 周五" not in page
+    assert "周五 ⇄ Kitty：互进点贡，各 1张" in page and "Kitty → 周五" not in page
 
 
 def own_side_burn_match() -> Match:

@@ -217,7 +217,7 @@ def test_a_failed_burn_is_one_line_ending_with_the_new_leader() -> None:
     lines = [plain(line) for line in tr.take_finished()]
     assert lines == [
         "阿强 3个9 → 王叔 3个A",
-        "🔥 阿强 烧 王叔：3个2 → 大王+2个10 → 大王+3个J → 💥 诈烧，判为大落；王叔 接风",
+        "🔥 阿强 烧 王叔：3个2 → 2个10+大王 → 3个J+大王 → 💥 诈烧，判为大落；王叔 接风",
     ]
     # the burn is cheered as it starts, and its line once it ends
     assert [plain(c) for c in tr.cheers()] == ["🔥 阿强 烧了！", *lines[1:]]
@@ -231,7 +231,7 @@ def test_burn_outcomes_smothering_and_going_out(games: dict[int, list[list[Event
     broken = next(line for line in text[85] if "解烧" in line)
     assert (
         broken
-        == "🔥 张姐 烧 阿强：2个2 → 小王+2个9 → 🧯 小美 解烧：大王+2+A（😶 张姐 被闷，判为大落）✅"
+        == "🔥 张姐 烧 阿强：2个2 → 2个9+小王 → 🧯 小美 解烧：A+2+大王（😶 张姐 被闷，判为大落）✅"
     )
     assert any("诈烧" in line for line in text[1])
     # 四户乱缠 with its rule, after the line of the trick in which it began
@@ -353,7 +353,7 @@ def test_english_line() -> None:
     ]
     (line,) = lines_of(events, ("Wang", "Li", "Zhang", "Qiang", "Uncle Wang", "Mei"), "en")
     assert plain(line) == (
-        "Li four 8s → Zhang a 2 + three 9s → Uncle Wang yields (让牌) → Uncle Wang four 10s ✅"
+        "Li four 8s → Zhang three 9s + a 2 → Uncle Wang yields (让牌) → Uncle Wang four 10s ✅"
         " 🎯 opens (开点)"
     )
 
@@ -408,5 +408,5 @@ def test_a_burn_running_into_four_way_simply_ends() -> None:
     tr.feed(events)
     lines = [plain(x) for x in tr.take_finished()]
     assert tr.current() is None
-    assert lines[1] == "🔥 张姐 烧 小李：大王+2个Q → 3个3（🏁 走二科）→ 阿强 3个4 → 王叔 3个5 ✅"
+    assert lines[1] == "🔥 张姐 烧 小李：2个Q+大王 → 3个3（🏁 走二科）→ 阿强 3个4 → 王叔 3个5 ✅"
     assert lines[2].startswith("⚔️ 四户乱缠")

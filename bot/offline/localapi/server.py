@@ -48,6 +48,7 @@ class _Delivered:
     update_id: int
     at: float
     closed: bool = False
+    chat_id: int | None = None  # the chat the update is about
 
 
 def _bypass_proxy() -> None:
@@ -99,6 +100,7 @@ class LocalBotApi:
         self._answers: list[float] = []  # seconds from a press's delivery to its answer
         self.uploads: list[int] = []  # the size of each file uploaded (not sent by file_id)
         self._first_calls: list[str] = []  # the method of each first call, as in _latency
+        self._latency_chats: list[int | None] = []  # the chat of each, as in _latency
         self._methods = {name.lower(): name for name in [*METHODS, "getUpdates"]}
         _bypass_proxy()
 
@@ -217,6 +219,10 @@ class LocalBotApi:
         """Seconds from each press's delivery to the bot's answer to it (answerCallbackQuery),
         answered or refused."""
         return list(self._answers)
+
+    def latency_chats(self) -> list[int | None]:
+        """The chat each of :meth:`latency` is about (None: not known)."""
+        return list(self._latency_chats)
 
     def first_calls(self) -> list[str]:
         """The method of each :meth:`latency`'s first call, in the same order."""
@@ -459,7 +465,7 @@ class LocalBotApi:
         query_id = body.get("id") if "chat_instance" in body else None
         chat = (body.get("message") or body).get("chat")
         chat_id = chat.get("id") if isinstance(chat, dict) else None
-        record = _Delivered(update_id, now)
+        record = _Delivered(update_id, now, chat_id=chat_id)
         if chat_id is not None:
             self._open_chats.setdefault(chat_id, []).append(record)
             self._last[chat_id] = update_id
@@ -494,6 +500,7 @@ class LocalBotApi:
                 record.closed = True
                 self._latency.append(now - record.at)
                 self._first_calls.append(method)
+                self._latency_chats.append(record.chat_id)
         if query_id is not None and query_id in self._last:
             return self._last[query_id]
         return self._last.get(chat_id) if chat_id is not None else None
