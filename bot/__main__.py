@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             print(line)
         return 0 if ready(lines) else 1
     if args.command == "health":
-        problem = health(settings.db_path)
+        problem = health(settings.db_path, who=settings.heartbeat_of())
         print(f"gouji: {problem}" if problem else "gouji: healthy", file=sys.stderr)
         return 1 if problem else 0
     real = args.command == "run" or (settings.token and args.command is None)

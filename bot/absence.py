@@ -9,8 +9,8 @@ from renderers import person, t
 
 from .buttons import Kind, VoteOp
 from .model import Seat, TableStatus
+from .moves import Moves
 from .outbox import Answer, Out, Slot, SlotKind
-from .play import Play, votes_needed
 from .router import Press, Router
 from .table import Table
 from .tables import Tables, UserInfo
@@ -21,9 +21,9 @@ log = logging.getLogger("gouji.absence")
 class Absence:
     """Seats whose player is away, and what the table may do about them."""
 
-    def __init__(self, tables: Tables, play: Play) -> None:
+    def __init__(self, tables: Tables, moves: Moves) -> None:
         self.tables = tables
-        self.play = play
+        self.moves = moves
         self.sender = tables.sender
 
     def register(self, router: Router) -> None:
@@ -55,7 +55,7 @@ class Absence:
             return Answer(t(p.lang, "bot.vote_players_only"), alert=True)
         votes = table.votes.setdefault(seat, set())
         votes.add(p.user.id)
-        need = votes_needed(table, seat)
+        need = table.votes_needed(seat)
         if len(votes) < need:
             self.sender.post(table.afk_out(seat, len(votes), need))
             return Answer(t(p.lang, "bot.voted"))
@@ -84,8 +84,8 @@ class Absence:
         table.st.seats[seat] = Seat(user.name, user.id, lang=user.lang or row.lang)
         text = t(table.lang, "bot.took_over", name=person(user.name), old=person(old))
         await self._settle(table, seat, text)
-        self.play.post_hand(table, seat, new=True)
-        self.play.schedule(table)
+        self.moves.post_hand(table, seat, new=True)
+        self.moves.schedule(table)
         return Answer(t(p.lang, "bot.sat", n=seat + 1))
 
     async def _settle(self, table: Table, seat: int, outcome: str) -> None:
@@ -117,7 +117,7 @@ class Absence:
                 await self.tables.save(table)
                 text = t(table.lang, "bot.dm_lost", name=table.mention(seat), link=link)
                 self.sender.post(Out(table.chat_id, text, None, table.thread_id))
-                self.play.schedule(table)
+                self.moves.schedule(table)
 
     async def back(self, table: Table, seat: int) -> None:
         """The player of ``seat`` opened their DM again (``/start``): they play again, and get
@@ -127,12 +127,12 @@ class Absence:
         if s.auto:
             s.auto = False  # back from a lost DM: the player plays again
             s.timeouts = 0
-            if not self.play.returned(table, seat):
+            if not self.moves.returned(table, seat):
                 text = t(table.lang, "bot.back", name=table.mention(seat))
                 self.sender.post(Out(table.chat_id, text, None, table.thread_id))
             await self.tables.save(table)
-        self.play.post_hand(table, seat, new=True)
-        self.play.schedule(table)
+        self.moves.post_hand(table, seat, new=True)
+        self.moves.schedule(table)
 
     async def reclaim(self, user: UserInfo) -> bool:
         """A player whose seat the table voted to the AI opened their DM again: the seat is
@@ -149,7 +149,7 @@ class Absence:
                     await self.tables.save(table)
                     text = t(table.lang, "bot.back", name=table.mention(seat))
                     self.sender.post(Out(table.chat_id, text, None, table.thread_id))
-                    self.play.post_hand(table, seat, new=True)
-                    self.play.schedule(table)
+                    self.moves.post_hand(table, seat, new=True)
+                    self.moves.schedule(table)
                     found = True
         return found

@@ -274,14 +274,16 @@ def build_app(
     timers: LoopTimers | None = None,
     heartbeat: Heartbeat | None = None,
     webhook: bool = False,
+    process: str = "",
 ) -> GoujiApp:
     """The bot: handlers, its parts, their sender and timers; ``processes`` worker processes
     draw the pictures and run the hard AI (0: threads); ``timers``: the tables' timers (a
     test's manual clock; by default the event loop's); ``heartbeat``: touched after each
     successful getUpdates (``python -m bot health``), or in ``webhook`` mode (no getUpdates) every
     few seconds while the event loop runs; ``pacing``: how fast the sender calls (Telegram's
-    limits by default). ``post_init`` resumes every unfinished table; ``post_shutdown``
-    closes the sender and storage."""
+    limits by default); ``process``: this process's name among several (GOUJI_PROCESS).
+    ``post_init`` resumes every unfinished table; ``post_shutdown`` closes the sender and
+    storage."""
     protect(token)  # no log line shows it from here on
     # aiohttp instead of PTB's httpx (bot/request.py): a tenth of the CPU per call
     updates = TrackedUpdates()
@@ -303,7 +305,9 @@ def build_app(
     # never a pause of every call (PTB's AIORateLimiter pauses them all, answers included)
     workers = Workers(processes)
     pacing = pacing or Pacing.telegram()
-    parts = compose(app.bot, storage, cfg, workers=workers, pacing=pacing, timers=timers)
+    parts = compose(
+        app.bot, storage, cfg, workers=workers, pacing=pacing, timers=timers, process=process
+    )
     app.bot_data.rt = Runtime(parts, updates)
     if webhook and heartbeat is not None:
         app.bot_data.heartbeat = heartbeat

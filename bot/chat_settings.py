@@ -15,6 +15,7 @@ from renderers import help_text, rules_text, switch_value, t
 from renderers.rulebook import book_page, book_pages
 
 from .buttons import Callback, Kind, SettingsOp
+from .chats import Chats
 from .keyboards import Button, Keyboard
 from .model import TURN_SECONDS, ChatSettings, TableStatus, next_preset
 from .outbox import Answer, Out
@@ -163,8 +164,9 @@ def _changed(settings: ChatSettings, cb: Callback) -> ChatSettings | None:
 class SettingsMenu:
     """``/settings``, its buttons, ``/rules`` and ``/help``."""
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, chats: Chats) -> None:
         self.tables = tables
+        self.chats = chats
         self.commands: Mapping[str, object] = {}
         self.sender = tables.sender
 
@@ -183,39 +185,39 @@ class SettingsMenu:
             lang = c.user.lang or self.tables.cfg.lang
             self.tables.reply(c.chat_id, None, t(lang, "bot.group_only"))
             return
-        settings = await self.tables.chat_settings(c.chat_id)
+        settings = await self.chats.chat_settings(c.chat_id)
         self.sender.post(settings_out(c.chat_id, c.thread_id, settings))
 
     async def _rules_of(self, chat_id: int, thread_id: int | None) -> tuple[Rules, int]:
         """The rules of the table open here (a running match keeps its own), else the chat's;
         and the chat settings' version (the page buttons carry it)."""
-        settings = await self.tables.chat_settings(chat_id)
+        settings = await self.chats.chat_settings(chat_id)
         table = await self.tables.find_at(chat_id, thread_id)
         rules = table.st.settings.rules() if table is not None else settings.rules()
         return rules, settings.version
 
     async def _cmd_rules(self, c: CommandCall) -> None:
         """The rulebook's first page, in the chat's language, this table's switches marked."""
-        lang = await self.tables.lang_of(c.chat_id, c.user)
+        lang = await self.chats.lang_of(c.chat_id, c.user)
         rules, version = await self._rules_of(c.chat_id, c.thread_id)
         self.sender.post(rulebook_out(c.chat_id, c.thread_id, rules, version, lang))
 
     async def _page(self, p: Press) -> Answer:
         """◀ or ▶ on the rulebook: the page it names, in place (anyone may turn the page)."""
-        lang = await self.tables.lang_of(p.chat_id, p.user)
+        lang = await self.chats.lang_of(p.chat_id, p.user)
         rules, version = await self._rules_of(p.chat_id, p.thread_id)
         page = rulebook_out(p.chat_id, p.thread_id, rules, version, lang, p.cb.index)
         return Answer(edit=page)
 
     async def _cmd_help(self, c: CommandCall) -> None:
         """How to play, with the rules that are on here and every command."""
-        lang = await self.tables.lang_of(c.chat_id, c.user)
+        lang = await self.chats.lang_of(c.chat_id, c.user)
         rules, _ = await self._rules_of(c.chat_id, c.thread_id)
         self.tables.reply(c.chat_id, c.thread_id, help_text(lang, rules, list(self.commands)))
 
     async def _press(self, p: Press) -> Answer:
         """A settings button: saved, the open lobby told, the message shows the new settings."""
-        settings = await self.tables.chat_settings(p.chat_id)
+        settings = await self.chats.chat_settings(p.chat_id)
         lang = settings.lang
         table = await self.tables.find_at(p.chat_id, p.thread_id)
         opener = (
@@ -229,7 +231,7 @@ class SettingsMenu:
         new = change(settings, p.cb)
         if new is None:
             return Answer(t(lang, "bot.bad_button"))
-        await self.tables.save_chat_settings(p.chat_id, new)
+        await self.chats.save_chat_settings(p.chat_id, new)
         await self._to_lobby(p.chat_id, p.thread_id, new)
         return Answer(t(new.lang, "bot.saved"), edit=settings_out(p.chat_id, p.thread_id, new))
 

@@ -14,12 +14,16 @@ from . import storage as S
 from .absence import Absence
 from .budget import Budgets
 from .chat_settings import SettingsMenu
+from .chats import Chats
 from .deployment import Deployment, deployment_for
 from .game_end import GameEnd
 from .lobby import Lobby
+from .moves import Moves
 from .pacing import Pacing
+from .pins import Pins
 from .play import Play
 from .queues import Queues
+from .ready import Ready
 from .router import Router
 from .sender import Sender
 from .story import Story
@@ -36,7 +40,9 @@ log = logging.getLogger("gouji.compose")
 class Parts:
     deployment: Deployment
     tables: Tables
+    chats: Chats
     router: Router
+    moves: Moves
     play: Play
     absence: Absence
     lobby: Lobby
@@ -45,6 +51,8 @@ class Parts:
     game_end: GameEnd
     sender: Sender
     workers: Workers
+    ready: Ready
+    pins: Pins
 
     @property
     def timers(self) -> LoopTimers:
@@ -59,12 +67,14 @@ def compose(
     workers: Workers,
     pacing: Pacing | None = None,
     timers: LoopTimers | None = None,
+    process: str = "",
 ) -> Parts:
     """The bot's parts on ``storage`` (one process on SQLite, any number on PostgreSQL:
-    bot.deployment); ``timers``: a test's manual clock instead of the deployment's own."""
+    bot.deployment); ``timers``: a test's manual clock instead of the deployment's own;
+    ``process``: this one's name among several."""
     if not isinstance(storage, S.SqlStorage):
         raise TypeError("the story's queries need SQL storage (SQLite or PostgreSQL)")
-    deployment = deployment_for(storage, timers)
+    deployment = deployment_for(storage, timers, process)
     queues = Queues()  # where the parts post; the sender delivers from there
 
     def username() -> str:  # known once the bot has asked Telegram who it is
@@ -73,16 +83,20 @@ def compose(
         except RuntimeError:
             return cfg.bot_username
 
-    tables = Tables(storage, queues, deployment, cfg, username)
-    router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate))
+    chats = Chats(storage, cfg.lang)
+    tables = Tables(storage, queues, deployment, cfg, chats, username)
+    pins = Pins(bot)  # the game kept in sight: pin rights, the table sent anew (bot.pins)
+    router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate), pins)
     store = StoryStore(storage)
-    game_end = GameEnd(tables, workers, store)
-    play = Play(tables, workers, game_end.stored)
-    absence = Absence(tables, play)
-    lobby = Lobby(tables, play, absence)
-    settings = SettingsMenu(tables)
-    story = Story(tables, workers, store)
-    for part in (lobby, play, absence, settings, story):  # a new part registers here (its
+    game_end = GameEnd(tables, chats, workers, store)
+    moves = Moves(tables, workers, pins, game_end.stored)
+    play = Play(tables, chats, moves)
+    absence = Absence(tables, moves)
+    lobby = Lobby(tables, chats, moves, absence)
+    ready = Ready(tables, moves)  # 再来一局's ready check
+    settings = SettingsMenu(tables, chats)
+    story = Story(tables, chats, workers, store)
+    for part in (lobby, play, absence, settings, story, ready):  # a new part registers here (its
         # commands take their place in the menu in this order)
         part.register(router)
 
@@ -103,9 +117,24 @@ def compose(
         on_migrated=tables.chat_migrated,
         pacing=pacing,
         workers=workers,
+        pins=pins,
     )
     return Parts(
-        deployment, tables, router, play, absence, lobby, settings, story, game_end, sender, workers
+        deployment,
+        tables,
+        chats,
+        router,
+        moves,
+        play,
+        absence,
+        lobby,
+        settings,
+        story,
+        game_end,
+        sender,
+        workers,
+        ready,
+        pins,
     )
 
 

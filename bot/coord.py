@@ -66,10 +66,9 @@ class PgCoord:
 
     shared = True
 
-    def __init__(self, storage: PostgresStorage, lock_pool_size: int = 16) -> None:
+    def __init__(self, storage: PostgresStorage, name: str = "", lock_pool_size: int = 16) -> None:
         self.storage = storage
         host = socket.gethostname()[:20]
-        name = os.environ.get("GOUJI_PROCESS", "")
         self.proc_id = f"{host}:{os.getpid()}:{name}:{uuid.uuid4().hex[:6]}"
         self.lock_pool_size = lock_pool_size
         self._locks: asyncpg.Pool | None = None  # connections holding table locks

@@ -99,7 +99,9 @@ class Deployment(Protocol):
 
     def current(self, tables: Registry, table: Table) -> AbstractAsyncContextManager[None]: ...
 
-    async def find(self, tables: Registry, table_id: int) -> Table | None: ...
+    async def find(
+        self, tables: Registry, table_id: int, chat_id: int | None = None
+    ) -> Table | None: ...
 
     async def find_at(
         self, tables: Registry, chat_id: int, thread_id: int | None
@@ -155,7 +157,9 @@ class Single:
 
     current = hold
 
-    async def find(self, tables: Registry, table_id: int) -> Table | None:
+    async def find(
+        self, tables: Registry, table_id: int, chat_id: int | None = None
+    ) -> Table | None:
         return tables.get(table_id)
 
     async def find_at(self, tables: Registry, chat_id: int, thread_id: int | None) -> Table | None:
@@ -239,9 +243,11 @@ class Shared:
     causes, a chat is delivered to by one process at a time, timers are rows any process
     fires, and what a dead process leaves is taken over (bot.takeover)."""
 
-    def __init__(self, storage: PostgresStorage, timers: LoopTimers | None = None) -> None:
+    def __init__(
+        self, storage: PostgresStorage, timers: LoopTimers | None = None, process: str = ""
+    ) -> None:
         self.storage = storage
-        self.coord = PgCoord(storage)
+        self.coord = PgCoord(storage, process)
         self.timers = timers if timers is not None else StoredTimers(self.coord)
         self.takeover: Takeover | None = None
 
@@ -329,13 +335,18 @@ class Shared:
         table.changes += 1
         return ids
 
-    async def find(self, tables: Registry, table_id: int) -> Table | None:
-        """In memory, or as another process stored it."""
+    async def find(
+        self, tables: Registry, table_id: int, chat_id: int | None = None
+    ) -> Table | None:
+        """In memory, or as another process stored it (with ``chat_id``: only that chat's, a
+        forged id never brings another chat's table here)."""
         table = tables.get(table_id)
         if table is not None:
             return table
         row = await self.storage.load_table(table_id)
         if row is None or row.status not in (*S.ACTIVE, TableStatus.OVER):
+            return None
+        if chat_id is not None and row.chat_id != chat_id:
             return None
         return await self._adopt(tables, row)
 
@@ -450,9 +461,12 @@ class Shared:
         await self.coord.stop(drained)
 
 
-def deployment_for(storage: S.Storage, timers: LoopTimers | None = None) -> Single | Shared:
+def deployment_for(
+    storage: S.Storage, timers: LoopTimers | None = None, process: str = ""
+) -> Single | Shared:
     """Several processes on PostgreSQL (any number of them), one on SQLite; ``timers``: a
-    test's manual clock instead of the deployment's own."""
+    test's manual clock instead of the deployment's own; ``process``: this one's name among
+    several (GOUJI_PROCESS)."""
     if isinstance(storage, PostgresStorage):
-        return Shared(storage, timers)
+        return Shared(storage, timers, process)
     return Single(storage, timers)

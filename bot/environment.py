@@ -35,6 +35,13 @@ class Environment:
     webhook_listen: str = "0.0.0.0"  # GOUJI_WEBHOOK_LISTEN
     webhook_port: int = 8080  # GOUJI_WEBHOOK_PORT
     webhook_secret: str | None = field(default=None, repr=False)  # TELEGRAM_WEBHOOK_SECRET
+    process: str = ""  # GOUJI_PROCESS: this process's name among several (in its id and logs)
+
+    def heartbeat_of(self) -> str:
+        """What tells this process's heartbeat file from its neighbours' on one machine (bot.
+        health): several processes share one database, each in webhook mode on a port of its
+        own; a polling process is the database's one."""
+        return str(self.webhook_port) if self.webhook_url else ""
 
     def secret(self) -> str:
         """The webhook's secret token: TELEGRAM_WEBHOOK_SECRET, or one derived from the bot's
@@ -70,6 +77,7 @@ class Environment:
             if (port := env.get("GOUJI_WEBHOOK_PORT", "")).isdigit()
             else 8080,
             webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET") or None,
+            process=env.get("GOUJI_PROCESS", ""),
         )
 
 

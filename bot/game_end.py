@@ -2,7 +2,7 @@
 players earned announced once (one silent line a game), and its 复盘 computed in a worker and
 posted once.
 
-:meth:`GameEnd.stored` is called by :class:`bot.play.Play` right after the game's record is
+:meth:`GameEnd.stored` is called by :class:`bot.moves.Moves` right after the game's record is
 stored (under the table's lock: it only reads and writes a few rows; the review runs later,
 as a timer of its own, so the table's next game never waits for it). Announcements and the
 review go into the outbox in the transaction that records them (a badge row, a review row),
@@ -26,6 +26,7 @@ from engine.stats import Badge, PlayerGame, game_facts, new_badges
 from renderers.review_text import review_text
 from renderers.transcript import badges_line
 
+from .chats import Chats
 from .lanes import review_budget
 from .model import Seat, TableStatus
 from .outbox import Out
@@ -57,8 +58,9 @@ def review_message(
 class GameEnd:
     """Facts, badges and the 复盘 of each finished game."""
 
-    def __init__(self, tables: Tables, workers: Workers, store: StoryStore) -> None:
+    def __init__(self, tables: Tables, chats: Chats, workers: Workers, store: StoryStore) -> None:
         self.tables = tables
+        self.chats = chats
         self.sender = tables.sender
         self.timers = tables.timers
         self.workers = workers
@@ -166,6 +168,6 @@ class GameEnd:
             row = await self.tables.storage.load_table(key.table_id)
             if game is None or found is None or row is None:
                 continue
-            lang = (await self.tables.chat_settings(game.chat_id)).lang
+            lang = (await self.chats.chat_settings(game.chat_id)).lang
             people = any(p.startswith("u") for p in game.players)
             self.review_later(key, found[1], game.names, lang, game.chat_id, row.thread_id, people)

@@ -21,12 +21,10 @@ HEARTBEAT_STALE = 120.0  # seconds without a successful getUpdates before the bo
 ELSEWHERE = "or point GOUJI_DB elsewhere"
 
 
-def heartbeat_path(db_path: str) -> Path:
+def heartbeat_path(db_path: str, who: str = "") -> Path:
+    """The heartbeat file of the bot on ``db_path``; ``who``: which of the processes sharing a
+    PostgreSQL database (``Environment.heartbeat_of``)."""
     if is_postgres_url(db_path):  # the container's own file, one per database URL and process
-        # several processes on one machine share the database, each in webhook mode on a port
-        # of its own: each its own file
-        hooked = os.environ.get("TELEGRAM_WEBHOOK_URL")
-        who = os.environ.get("GOUJI_WEBHOOK_PORT", "") if hooked else ""
         digest = hashlib.sha256(f"{db_path} {who}".encode()).hexdigest()[:16]
         return Path(tempfile.gettempdir()) / f"gouji-{digest}.alive"
     return Path(db_path + ".alive")
@@ -94,12 +92,12 @@ def sqlite_problem(db_path: str) -> str | None:
     return None
 
 
-def health(db_path: str, now: float | None = None) -> str | None:
-    """None if healthy; else why not, in one sentence."""
+def health(db_path: str, now: float | None = None, who: str = "") -> str | None:
+    """None if healthy; else why not, in one sentence (``who``: as for :func:`heartbeat_path`)."""
     problem = database_problem(db_path)
     if problem is not None:
         return problem
-    beat = heartbeat_path(db_path)
+    beat = heartbeat_path(db_path, who)
     try:
         age = (time.time() if now is None else now) - beat.stat().st_mtime
     except OSError:

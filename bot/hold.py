@@ -10,7 +10,7 @@ seconds, exactly as if they were deciding.
 
 The match is authoritative and already stored; a :class:`Hold` is presentation only (in memory,
 never stored: a restart shows the match as it is). Pure: the bot's timers drive it
-(:mod:`bot.play`).
+(:mod:`bot.moves`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Lobbies: opening a table (``/gouji``), seats (with the deep link for players the bot cannot
-message yet), AI seats, the pickup countdown, starting, the next game of a match, ``/stop``."""
+message yet), AI seats, the pickup countdown, starting, ``/stop``. The next game of a match
+(再来一局) is bot.ready's."""
 
 from __future__ import annotations
 
@@ -14,16 +15,16 @@ from renderers import help_text, person, rules_text, t
 
 from . import storage as S
 from .absence import Absence
-from .buttons import Kind, LobbyOp, OverOp
+from .buttons import Kind, LobbyOp
+from .chats import Chats
 from .model import Seat, TableState, TableStatus, next_preset
+from .moves import Moves
 from .outbox import Answer, Out
 from .pins import unpin_outs
-from .play import Play
-from .ready import Ready
 from .router import CommandCall, Menu, Press, Router, Where
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
-from .timers import Job
+from .timers import Job, TimerKind
 
 log = logging.getLogger("gouji.lobby")
 
@@ -33,17 +34,17 @@ ANY_VERSION = frozenset({LobbyOp.SIT, LobbyOp.SIT_ANY, LobbyOp.LEAVE, LobbyOp.RU
 
 
 class Lobby:
-    """Tables from their opening to their first deal, and between games."""
+    """Tables from their opening to their first deal (between games: bot.ready)."""
 
-    def __init__(self, tables: Tables, play: Play, absence: Absence) -> None:
+    def __init__(self, tables: Tables, chats: Chats, moves: Moves, absence: Absence) -> None:
         self.tables = tables
-        self.play = play
+        self.chats = chats
+        self.moves = moves
         self.absence = absence
         self.sender = tables.sender
         self.timers = tables.timers
-        self.timers.on("countdown", self._run_countdown)
+        self.timers.on(TimerKind.COUNTDOWN, self._run_countdown)
         tables.on_resume(TableStatus.LOBBY, self.resumed)
-        self.ready = Ready(tables, play)  # 再来一局's ready check
 
     def register(self, router: Router) -> None:
         router.command("gouji", self._cmd_gouji, people_only=True, menu=Menu.GROUP)
@@ -58,8 +59,6 @@ class Lobby:
         router.on(Kind.LOBBY, LobbyOp.RULES, self._rules_press)
         for op in (LobbyOp.PRESET, LobbyOp.LEVEL, LobbyOp.FILL, LobbyOp.GO, LobbyOp.COUNTDOWN):
             router.on(Kind.LOBBY, op, self._opener_press)
-        router.on(Kind.OVER, OverOp.AGAIN, self._again)
-        self.ready.register(router)
 
     # -- commands ----------------------------------------------------------------------------
     async def _cmd_gouji(self, c: CommandCall) -> None:
@@ -85,7 +84,7 @@ class Lobby:
     async def _open(
         self, chat_id: int, thread_id: int | None, user: UserInfo, existing: Table | None
     ) -> None:
-        settings = await self.tables.chat_settings(chat_id)
+        settings = await self.chats.chat_settings(chat_id)
         if existing is not None and existing.status in (TableStatus.LOBBY, TableStatus.PLAYING):
             self.sender.post(Out(chat_id, t(settings.lang, "bot.already"), None, thread_id))
             if existing.status == TableStatus.LOBBY:
@@ -117,7 +116,7 @@ class Lobby:
                     ans = await self._sit(table, c.user, None)
                     self.sender.post(table.lobby_out())
         if table is None or table.status != TableStatus.LOBBY:
-            lang = (await self.tables.chat_settings(c.chat_id)).lang
+            lang = (await self.chats.chat_settings(c.chat_id)).lang
             self.sender.post(Out(c.chat_id, t(lang, "bot.no_lobby"), None, c.thread_id))
             return
         if ans.url:
@@ -148,7 +147,7 @@ class Lobby:
         # holds the table open, and a /gouji racing in between would clash with it.
         async with self.tables.chat_lock(chat_id, thread_id):
             table = await self.tables.find_at(chat_id, thread_id)
-            lang = (await self.tables.chat_settings(chat_id)).lang
+            lang = (await self.chats.chat_settings(chat_id)).lang
             if table is None or table.status == TableStatus.ABANDONED:
                 self.sender.post(Out(chat_id, t(lang, "bot.no_table"), None, thread_id))
                 return
@@ -168,12 +167,12 @@ class Lobby:
         """``/start``: in a group, the help; in the private chat the DM works now, and a deep
         link (``j<table>`` or ``j<table>s<seat>``) seats the player."""
         if not c.private:
-            lang = await self.tables.lang_of(c.chat_id, c.user)
-            rules = (await self.tables.chat_settings(c.chat_id)).rules()
+            lang = await self.chats.lang_of(c.chat_id, c.user)
+            rules = (await self.chats.chat_settings(c.chat_id)).rules()
             self.tables.reply(c.chat_id, c.thread_id, help_text(lang, rules))
             return
         user = c.user
-        await self.tables.seen_user(user, dm_ok=True)
+        await self.chats.seen_user(user, dm_ok=True)
         lang = user.lang or "zh"
         table, seat = await self._deep_link_target(c.args[0][:64] if c.args else "")
         if table is None:
@@ -184,7 +183,7 @@ class Lobby:
                 for tb in self.tables.all():
                     mine = tb.seat_of(user.id)
                     if tb.status == TableStatus.PLAYING and mine is not None:
-                        await self.play.resend_hand(user)
+                        await self.moves.resend_hand(user)
                         break
             return
         if table.seat_of(user.id) is None and not await c.members.is_member(table.chat_id, user.id):
@@ -307,13 +306,13 @@ class Lobby:
                 preset = next_preset(st.settings.preset)
                 v = st.settings.version + 1
                 st.settings = replace(st.settings, preset=preset, switches={}, version=v)
-                await self.tables.save_chat_settings(table.chat_id, st.settings)
+                await self.chats.save_chat_settings(table.chat_id, st.settings)
                 ans = Answer(t(lang, f"bot.preset.{preset}"))
             case LobbyOp.LEVEL:
                 level = st.settings.ai_level.next()
                 v = st.settings.version + 1
                 st.settings = replace(st.settings, ai_level=level, version=v)
-                await self.tables.save_chat_settings(table.chat_id, st.settings)
+                await self.chats.save_chat_settings(table.chat_id, st.settings)
                 ans = Answer(t(lang, f"bot.level.{st.settings.ai_level}"))
             case LobbyOp.FILL:
                 self._fill_ai(table)
@@ -322,13 +321,15 @@ class Lobby:
             case LobbyOp.COUNTDOWN:
                 cd = self.tables.cfg.countdown_s
                 st.countdown = time.time() + cd
-                self.timers.schedule(timer_name("countdown", table.id), cd, self._countdown(table))
+                self.timers.schedule(
+                    timer_name(TimerKind.COUNTDOWN, table.id), cd, self._countdown(table)
+                )
                 ans = Answer(t(lang, "bot.countdown_set", s=int(cd)))
         return await self._changed(table, ans)
 
     @staticmethod
     def _countdown(table: Table) -> Job:
-        return Job("countdown", table.id)
+        return Job(TimerKind.COUNTDOWN, table.id)
 
     async def _run_countdown(self, job: Job) -> None:
         """The pickup countdown is over: empty seats fill with AI, the game starts."""
@@ -347,7 +348,7 @@ class Lobby:
             return Answer(t(lang, "bot.nobody"), alert=True)
         self._fill_ai(table)
         table.st.countdown = None
-        self.timers.cancel(timer_name("countdown", table.id))
+        self.timers.cancel(timer_name(TimerKind.COUNTDOWN, table.id))
         table.status = TableStatus.PLAYING
         table.match = Match(table.st.settings.rules(), seed=table.st.seed)
         events = table.match.new_game()
@@ -355,19 +356,16 @@ class Lobby:
         table.lobby_ver += 1
         entries = [entry_text(table.match.log[-1])]
         lobby = table.lobby_out()  # its buttons gone, before the deal's messages
-        await self.play.commit(table, entries, events, actor=None, everyone=True, first=[lobby])
+        await self.moves.commit(table, entries, events, actor=None, everyone=True, first=[lobby])
         log.info("table %d started", table.id)
-        self.play.schedule(table)
+        self.moves.schedule(table)
         return Answer(t(lang, "bot.go"))
-
-    async def _again(self, table: Table, p: Press) -> Answer:
-        """再来一局: the same seats, the next game of the match (tribute, §11), once the seated
-        people are ready (bot.ready)."""
-        return await self.ready.again(table, p)
 
     def resumed(self, table: Table) -> None:
         """After a restart: the lobby shown again, its countdown running on."""
         self.sender.post(table.lobby_out())
         if table.st.countdown is not None:
             left = max(0.0, table.st.countdown - time.time())
-            self.timers.schedule(timer_name("countdown", table.id), left, self._countdown(table))
+            self.timers.schedule(
+                timer_name(TimerKind.COUNTDOWN, table.id), left, self._countdown(table)
+            )

@@ -8,17 +8,31 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from telegram import Bot, InlineKeyboardMarkup, InputMediaPhoto, Message
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
 from renderers.fit import MAX_CAPTION, fit
 
+from .keyboards import Keyboard
 from .outbox import MediaKind, Out
 from .workers import Workers
 
 log = logging.getLogger("gouji.media")
 Call = Callable[..., Awaitable[Message | bool]]  # Sender._call(chat_id, make, once=…)
+
+
+def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
+    """A keyboard as Telegram's inline markup."""
+    if keyboard is None:
+        return None
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(b.text, callback_data=b.data, url=b.url) for b in row]
+            for row in keyboard
+            if row
+        ]
+    )
 
 
 async def send_media(

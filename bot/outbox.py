@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Protocol
 
 from .keyboards import Keyboard
 
@@ -115,3 +116,17 @@ class Answer:
     alert: bool = False
     url: str | None = None
     edit: Out | None = None
+
+
+class SlotStore(Protocol):
+    """Where the message ids of slots are kept (:class:`bot.tables.Tables`, for the sender)."""
+
+    async def slot_id(self, slot: Slot) -> int | None: ...
+
+    async def slot_sent(self, slot: Slot, message_id: int) -> None: ...
+
+
+class OutboxStore(Protocol):
+    """Where the messages stored with their actions wait (:class:`bot.storage.Storage`)."""
+
+    async def message_delivered(self, outbox_id: int) -> None: ...

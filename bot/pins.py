@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import time
-import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,7 +54,9 @@ class _TableSight:
 
 class Pins:
     """What the bot knows about pinning in each chat, and when each table is due to be sent
-    anew (kept in memory: a restart sends every table anew anyway)."""
+    anew (kept in memory: a restart sends every table anew anyway). One for the bot, made where
+    it is composed (bot.compose): the moves ask it what a change shows, the router counts the
+    updates it sees, the sender does the acts with it."""
 
     def __init__(self, bot: Bot | None = None) -> None:
         self.bot = bot
@@ -115,29 +116,6 @@ class Pins:
 
     def sent_anew(self, table_id: int, chat_id: int) -> None:
         self.sight[table_id] = _TableSight(self.clock(), self.updates.get(chat_id, 0))
-
-
-_ALL: weakref.WeakKeyDictionary[Any, Pins] = weakref.WeakKeyDictionary()
-
-
-def pins_of(poster: Any) -> Pins:
-    """The :class:`Pins` of the bot's chats' queues (:class:`bot.queues.Queues`), reached from
-    what the parts post to (a poster wrapping the queues) or from the sender delivering them;
-    the sender gives it the bot (:func:`bind_bot`)."""
-    while not hasattr(poster, "chats"):
-        inner = getattr(poster, "queues", None) or getattr(poster, "sender", None)
-        if inner is None:
-            break
-        poster = inner
-    found = _ALL.get(poster)
-    if found is None:
-        found = _ALL[poster] = Pins()
-    return found
-
-
-def bind_bot(queues: Any, bot: Bot) -> None:
-    """The bot that asks Telegram about pin rights in the chats of ``queues``."""
-    pins_of(queues).bot = bot
 
 
 def act_out(

@@ -25,41 +25,40 @@ from renderers import t
 from .buttons import Kind, OverOp
 from .keyboards import Keyboard, _b
 from .model import TableStatus
+from .moves import Moves
 from .outbox import Answer, Out, Slot, SlotKind
-from .play import Play
 from .router import Press, Router
 from .table import Table
 from .tables import Tables, timer_name
-from .timers import Job
+from .timers import Job, TimerKind
 
 log = logging.getLogger("gouji.ready")
 READY_S = 30.0
 
 
 class Ready:
-    """The ready check between two games of a match."""
+    """The ready check between two games of a match: the game-over message's 再来一局 and the
+    check's ✅."""
 
-    def __init__(self, tables: Tables, play: Play) -> None:
+    def __init__(self, tables: Tables, moves: Moves) -> None:
         self.tables = tables
-        self.play = play
+        self.moves = moves
         self.sender = tables.sender
         self.timers = tables.timers
-        self.timers.on("ready", self._expired)
+        self.timers.on(TimerKind.READY, self._expired)
         tables.on_resume(TableStatus.OVER, self.resumed)
 
     def register(self, router: Router) -> None:
+        router.on(Kind.OVER, OverOp.AGAIN, self.press)  # 再来一局 counts as ✅
         router.on(Kind.OVER, OverOp.READY, self.press)
 
     def seconds(self) -> float:
         return min(READY_S, self.tables.cfg.countdown_s)
 
     # -- presses -----------------------------------------------------------------------------
-    async def again(self, table: Table, p: Press) -> Answer:
-        """再来一局 (its checks done by the lobby): the check opened, or this person ready."""
-        return await self.press(table, p)
-
     async def press(self, table: Table, p: Press) -> Answer:
-        """✅ (or 再来一局): this seated person is ready."""
+        """✅ (or 再来一局: the same seats, the next game of the match, tribute §11): this
+        seated person is ready; the first press opens the check."""
         lang = table.lang
         m = table.match
         if m is None or table.status != TableStatus.OVER or p.cb.version != m.version:
@@ -75,8 +74,8 @@ class Ready:
         if opening:
             st.ready_until = time.time() + self.seconds()
             st.ready = []
-            job = Job("ready", table.id, {"version": m.version})
-            self.timers.schedule(timer_name("ready", table.id), self.seconds(), job)
+            job = Job(TimerKind.READY, table.id, m.version)
+            self.timers.schedule(timer_name(TimerKind.READY, table.id), self.seconds(), job)
         if seat not in st.ready:
             st.ready.append(seat)
         if all(s in st.ready for s in self.people(table)):
@@ -103,7 +102,7 @@ class Ready:
                 m is None
                 or table.status != TableStatus.OVER
                 or table.st.ready_until is None
-                or m.version != job.args.get("version")
+                or m.version != job.version
             ):
                 return
             absent = [s for s in self.people(table) if s not in table.st.ready]
@@ -113,7 +112,7 @@ class Ready:
         """The next game of the match (tribute, §11); ``absent`` seats in 托管."""
         m = table.match
         assert m is not None
-        self.timers.cancel(timer_name("ready", table.id))
+        self.timers.cancel(timer_name(TimerKind.READY, table.id))
         for seat in absent:
             s = table.st.seats[seat]
             if s is not None:
@@ -127,8 +126,8 @@ class Ready:
         table.status = TableStatus.PLAYING
         table.version = m.version
         entries = [entry_text(m.log[-1])]
-        await self.play.commit(table, entries, events, actor=None, everyone=True, first=first)
-        self.play.schedule(table)
+        await self.moves.commit(table, entries, events, actor=None, everyone=True, first=first)
+        self.moves.schedule(table)
 
     # -- the message -------------------------------------------------------------------------
     def check_out(self, table: Table, absent: Sequence[int] | None = None) -> Out:
@@ -167,5 +166,5 @@ class Ready:
             return
         self.sender.post(self.check_out(table))
         left = max(0.0, table.st.ready_until - time.time())
-        job = Job("ready", table.id, {"version": m.version})
-        self.timers.schedule(timer_name("ready", table.id), left, job)
+        job = Job(TimerKind.READY, table.id, m.version)
+        self.timers.schedule(timer_name(TimerKind.READY, table.id), left, job)

@@ -70,7 +70,8 @@ def run_polling(env: Environment) -> int:
         base_file_url=file_url(env.base_url),
         pacing=pacing_of(env),
         processes=env.processes,
-        heartbeat=Heartbeat(heartbeat_path(env.db_path)),
+        heartbeat=Heartbeat(heartbeat_path(env.db_path, env.heartbeat_of())),
+        process=env.process,
         webhook=bool(env.webhook_url),
     )
     server = env.base_url or "Telegram's Bot API"

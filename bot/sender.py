@@ -12,11 +12,9 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Protocol
 
 from telegram import (
     Bot,
-    InlineKeyboardButton,
     InlineKeyboardMarkup,
     InputMediaPhoto,
     LinkPreviewOptions,
@@ -35,11 +33,10 @@ from telegram.error import (
 from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
 
 from .deployment import Deployment, Turn
-from .keyboards import Keyboard
-from .media import send_media
-from .outbox import Out, Slot
+from .media import markup, send_media
+from .outbox import Out, OutboxStore, Slot, SlotStore
 from .pacing import Pacing
-from .pins import bind_bot, deliver_act, pins_of
+from .pins import Pins, deliver_act
 from .queues import ChatQueue, Queues
 from .uploads import Uploads
 from .workers import Workers
@@ -47,18 +44,6 @@ from .workers import Workers
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 MAX_TRIES = 5
-
-
-def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
-    if keyboard is None:
-        return None
-    return InlineKeyboardMarkup(
-        [
-            [InlineKeyboardButton(b.text, callback_data=b.data, url=b.url) for b in row]
-            for row in keyboard
-            if row
-        ]
-    )
 
 
 @dataclass
@@ -75,26 +60,12 @@ def digest(out: Out) -> bytes:
     return hashlib.blake2b(repr((out.text, out.keyboard)).encode(), digest_size=16).digest()
 
 
-class SlotStore(Protocol):
-    """Where the message ids of slots are kept (:class:`bot.tables.Tables`)."""
-
-    async def slot_id(self, slot: Slot) -> int | None: ...
-
-    async def slot_sent(self, slot: Slot, message_id: int) -> None: ...
-
-
-class OutboxStore(Protocol):
-    """Where the messages stored with their actions wait (:class:`bot.storage.Storage`)."""
-
-    async def message_delivered(self, outbox_id: int) -> None: ...
-
-
 class Sender:
     """Delivers what waits in the chats' queues (:class:`bot.queues.Queues`), a worker a chat,
     once started. Slots' message ids are kept by ``slots``; a chat answering 403 is reported
     to ``on_refused`` (a private chat: the player blocked the bot; a group: it left), a group
     that became a supergroup to ``on_migrated``; pictures' file_ids by ``uploads``; a message
-    from the ``outbox`` leaves it once delivered."""
+    from the ``outbox`` leaves it once delivered; acts (delete, pin, unpin) asked of ``pins``."""
 
     def __init__(
         self,
@@ -109,6 +80,7 @@ class Sender:
         on_migrated: Callable[[int, int], Awaitable[None]],
         pacing: Pacing | None = None,
         workers: Workers | None = None,
+        pins: Pins | None = None,
     ) -> None:
         self.bot = bot
         self.queues = queues
@@ -120,6 +92,7 @@ class Sender:
         self.on_migrated = on_migrated
         self.pacing = pacing or Pacing.off()
         self.workers = workers or Workers()  # pictures are drawn there
+        self.pins = pins or Pins(bot)  # pin rights, asked with the bot (acts: bot.pins)
         self.pace = deployment.pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats
         self._moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
         self._pictures: dict[Slot, str] = {}  # slot → the digest of the picture it shows
@@ -131,7 +104,6 @@ class Sender:
         self.fenced = 0  # several processes: deliveries stopped by a lease that had moved
         self._forgetting: set[asyncio.Task[None]] = set()
         self._gone: set[tuple[int, int]] = set()  # (chat, message) deleted by an act
-        bind_bot(queues, bot)  # bot.pins asks Telegram about pin rights with it
         self._dispatch: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -279,7 +251,7 @@ class Sender:
         msg_id = out.message_id or await self.slots.slot_id(slot)
         if msg_id is None or (out.chat_id, msg_id) in self._gone:
             return
-        if await deliver_act(pins_of(self), self.bot, self._call, msg_id, out):
+        if await deliver_act(self.pins, self.bot, self._call, msg_id, out):
             self._gone.add((out.chat_id, msg_id))
             self._shown.pop(slot, None)
             if len(self._gone) > 4096:

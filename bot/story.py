@@ -28,6 +28,7 @@ from renderers.stats_text import stats_caption, top_caption
 from renderers.story_text import HistoryEntry, MatchGame, history_text, match_text, record_caption
 
 from .buttons import Callback, Kind, StoryOp
+from .chats import Chats
 from .keyboards import Button, Keyboard
 from .model import TableStatus
 from .outbox import Answer, Media, MediaKind, Out
@@ -79,8 +80,9 @@ class Story:
     """``/history``, ``/match``, ``/stats``, ``/top``, ``/replay``, ``/record`` and their
     buttons."""
 
-    def __init__(self, tables: Tables, workers: Workers, store: StoryStore) -> None:
+    def __init__(self, tables: Tables, chats: Chats, workers: Workers, store: StoryStore) -> None:
         self.tables = tables
+        self.chats = chats
         self.sender = tables.sender
         self.workers = workers
         self.store = store
@@ -106,7 +108,7 @@ class Story:
         return None
 
     async def _lang(self, chat_id: int) -> str:
-        return (await self.tables.chat_settings(chat_id)).lang
+        return (await self.chats.chat_settings(chat_id)).lang
 
     # -- /history ----------------------------------------------------------------------------
     async def history_out(

@@ -142,6 +142,13 @@ class Table:
     def humans(self) -> list[tuple[int, Seat]]:
         return [(i, s) for i, s in enumerate(self.st.seats) if s is not None and s.human]
 
+    def votes_needed(self, seat: int) -> int:
+        """Votes that leave ``seat`` to the AI for the rest of the match: a majority of the
+        other seated players, and at least two when three or more players sit."""
+        others = [i for i, s in self.humans() if i != seat]
+        majority = len(others) // 2 + 1
+        return max(majority, 2) if len(others) >= 2 else majority
+
     def name(self, seat: int | None) -> str:
         return seat_name(seat, self.names(), self.lang)
 

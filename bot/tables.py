@@ -1,7 +1,7 @@
 """The table registry: every table of every chat in memory, its lock, its storage and its
-messages' ids; chats' settings and the users the bot has met.
+messages' ids (chats' settings and the users the bot has met: :mod:`bot.chats`).
 
-Every other part (:mod:`bot.lobby`, :mod:`bot.play`, :mod:`bot.absence`,
+Every other part (:mod:`bot.lobby`, :mod:`bot.play`, :mod:`bot.moves`, :mod:`bot.absence`,
 :mod:`bot.chat_settings`) reaches tables and storage only through a :class:`Tables`. Each change
 of a table happens under its lock and is **stored before anything about it is sent**.
 """
@@ -25,24 +25,17 @@ from renderers import t
 from . import storage as S
 from .budget import CHAT, USER, Rate
 from .buttons import b36
-from .deployment import Deployment, Single
-from .model import ChatSettings, TableState, TableStatus
+from .chats import Chats, UserInfo
+from .deployment import Deployment
+from .model import TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
 from .table import Table
 from .tenure import Poster, TenurePoster
-from .timers import Job
+from .timers import Job, TimerKind
 
 log = logging.getLogger("gouji.tables")
-TIMERS = ("step", "remind", "countdown", "ready")  # the named timers of a table (``timer_name``)
-
-
-@dataclass(frozen=True)
-class UserInfo:
-    """The Telegram user behind an update, as far as the bot needs."""
-
-    id: int
-    name: str
-    lang: str | None = None  # "zh" or "en" when Telegram tells it
+# the named timers a table may have (``timer_name``; a hold runs as its step)
+TIMERS = (TimerKind.STEP, TimerKind.REMIND, TimerKind.COUNTDOWN, TimerKind.READY)
 
 
 @dataclass(frozen=True)
@@ -77,13 +70,13 @@ class Scheduler(Protocol):
 
     def cancel(self, name: str) -> None: ...
 
-    def on(self, kind: str, runner: Callable[[Job], Awaitable[None]]) -> None: ...
+    def on(self, kind: TimerKind, runner: Callable[[Job], Awaitable[None]]) -> None: ...
 
     async def flush(self) -> None:
         """Timers set and cancelled so far are stored (several processes; else nothing)."""
 
 
-def timer_name(kind: str, table_id: int) -> str:
+def timer_name(kind: TimerKind, table_id: int) -> str:
     assert kind in TIMERS
     return f"{kind}:{table_id}"
 
@@ -97,6 +90,7 @@ class Tables:
         sender: Poster,
         deployment: Deployment,
         cfg: Config,
+        chats: Chats,
         username: Callable[[], str] | None = None,
     ):
         self.storage = storage
@@ -105,10 +99,11 @@ class Tables:
         self.deployment = deployment
         self.timers: Scheduler = deployment.timers
         self.cfg = cfg
+        self.chats = chats  # a broken table's notice speaks its chat's language
         self.username = username or (lambda: cfg.bot_username)
         self._seeds = itertools.count(cfg.seed) if cfg.seed is not None else None
         # what shows a table again as after a restart, by its status (each part registers its
-        # own: bot.lobby, bot.play)
+        # own: bot.lobby, bot.moves)
         self._resumers: dict[TableStatus, Callable[[Table], None]] = {}
         self.by_id: dict[int, Table] = {}
         self.where: dict[tuple[int, int | None], int] = {}  # (chat, topic) → table id
@@ -145,15 +140,7 @@ class Tables:
         with ``chat_id`` only that chat's — another chat's table is refused before it is
         loaded (a forged id never brings it here, nor moves the chat's open table aside). One
         in memory already is returned as is: the router tells it is not this chat's."""
-        if (
-            chat_id is not None
-            and table_id not in self.by_id
-            and not isinstance(self.deployment, Single)
-        ):
-            row = await self.storage.load_table(table_id)
-            if row is None or row.chat_id != chat_id:
-                return None
-        return await self.deployment.find(self, table_id)
+        return await self.deployment.find(self, table_id, chat_id)
 
     async def find_at(self, chat_id: int, thread_id: int | None) -> Table | None:
         """The (chat, topic)'s open table: in memory, or (several processes) as stored — one
@@ -188,35 +175,6 @@ class Tables:
     def next_seed(self) -> int | None:
         """The seed of the next new table's match (tests, demos), or None (the OS's)."""
         return next(self._seeds) if self._seeds is not None else None
-
-    # -- chats and users ---------------------------------------------------------------------
-    async def chat_settings(self, chat_id: int) -> ChatSettings:
-        """A chat's settings; a new chat speaks the bot's default language (GOUJI_LANG)."""
-        row = await self.storage.get_chat(chat_id)
-        if row is None:
-            return ChatSettings(lang=self.cfg.lang)
-        return ChatSettings.from_json(row.settings, row.lang or self.cfg.lang)
-
-    async def save_chat_settings(self, chat_id: int, settings: ChatSettings) -> None:
-        await self.storage.save_chat(S.ChatRow(chat_id, settings.lang, settings.to_json()))
-
-    async def lang_of(self, chat_id: int, user: UserInfo) -> str:
-        """The language to answer in: a private chat speaks its user's, a group its own."""
-        if chat_id > 0:
-            return user.lang or self.cfg.lang
-        return (await self.chat_settings(chat_id)).lang
-
-    async def seen_user(self, user: UserInfo, dm_ok: bool | None = None) -> S.UserRow:
-        row = await self.storage.get_user(user.id)
-        if row is None:
-            row = S.UserRow(user.id, user.name, user.lang, bool(dm_ok))
-        else:
-            row.name = user.name
-            row.lang = user.lang or row.lang
-            if dm_ok is not None:
-                row.dm_ok = dm_ok
-        await self.storage.save_user(row)
-        return row
 
     def deep_link(self, table_id: int, seat: int | None = None) -> str:
         payload = f"j{b36(table_id)}" + (f"s{seat}" if seat is not None else "")
@@ -330,7 +288,7 @@ class Tables:
         state["broken"] = name
         row.state, row.status = state, TableStatus.ABANDONED
         await self.storage.save_table(row)
-        lang = (await self.chat_settings(row.chat_id)).lang
+        lang = (await self.chats.chat_settings(row.chat_id)).lang
         self.sender.post(Out(row.chat_id, t(lang, "bot.broken"), None, row.thread_id))
 
     # -- the messages a table keeps in place -------------------------------------------------
@@ -430,3 +388,6 @@ class Tables:
                     continue
                 await self.abandon(table)
             log.info("table %d abandoned: the bot left chat %d", tid, chat_id)
+
+
+__all__ = ["Config", "Scheduler", "Tables", "UserInfo", "timer_name"]

@@ -16,7 +16,8 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from .coord import PgCoord
@@ -25,14 +26,48 @@ log = logging.getLogger("gouji.timers")
 CLAIM_EVERY_S = 0.25  # how often a process looks for due timers (besides its own, on time)
 
 
+class TimerKind(StrEnum):
+    """What a table's timer does (its runner registered by a part: :meth:`LoopTimers.on`)."""
+
+    STEP = "step"  # an AI seat's move, or a human's turn timed out (bot.moves)
+    HOLD = "hold"  # a skipped seat's think-time over (bot.moves, bot.hold)
+    REMIND = "remind"  # half the turn gone: the asked player reminded (bot.moves)
+    COUNTDOWN = "countdown"  # the lobby's pickup countdown over (bot.lobby)
+    READY = "ready"  # 再来一局's ready check over (bot.ready)
+
+
 @dataclass(frozen=True)
 class Job:
-    """What a timer does, as data: a kind registered by a part (:meth:`LoopTimers.on`), the
-    table and JSON-able arguments (the version it was set at…)."""
+    """What a timer does, as data: its kind, the table, and what the runner checks (the
+    match's version it was set at, …)."""
 
-    kind: str
+    kind: TimerKind
     table_id: int
-    args: dict[str, Any] = field(default_factory=dict)
+    version: int = 0  # the match's version when it was set (a change since voids it)
+    step: int = 0  # a hold's step
+    timeout: bool = False  # a human's turn timer (else an AI seat's move)
+    left: float = 0.0  # seconds of the turn left (a reminder)
+
+    def args(self) -> dict[str, Any]:
+        """Its arguments as stored (several processes: a timer row)."""
+        return {
+            "version": self.version,
+            "step": self.step,
+            "timeout": self.timeout,
+            "left": self.left,
+        }
+
+    @staticmethod
+    def stored(kind: str, table_id: int, args: dict[str, Any]) -> Job:
+        """A timer row's job (ValueError: a kind this version does not know)."""
+        return Job(
+            TimerKind(kind),
+            table_id,
+            int(args.get("version", 0)),
+            int(args.get("step", 0)),
+            bool(args.get("timeout", False)),
+            float(args.get("left", 0.0)),
+        )
 
 
 Runner = Callable[[Job], Awaitable[None]]
@@ -48,9 +83,9 @@ class LoopTimers:
         self._running: set[asyncio.Task[None]] = set()
         self._background: set[str] = set()  # names whose running jobs a close cancels
         self._closed = False
-        self._runners: dict[str, Runner] = {}
+        self._runners: dict[TimerKind, Runner] = {}
 
-    def on(self, kind: str, runner: Runner) -> None:
+    def on(self, kind: TimerKind, runner: Runner) -> None:
         """Jobs of ``kind`` are run by ``runner``."""
         self._runners[kind] = runner
 
@@ -186,7 +221,7 @@ class StoredTimers(LoopTimers):
         if not puts and not drops:
             return
         self._puts, self._dues, self._drops = {}, {}, set()
-        rows = [(n, j.table_id, j.kind, j.args, dues[n]) for n, j in puts.items()]
+        rows = [(n, j.table_id, str(j.kind), j.args(), dues[n]) for n, j in puts.items()]
         try:
             await store(rows, sorted(drops))
             loop = asyncio.get_running_loop()
@@ -218,9 +253,13 @@ class StoredTimers(LoopTimers):
                 await asyncio.sleep(CLAIM_EVERY_S)
                 continue
             for row in due:
-                job = Job(row.kind, row.table_id, row.args)
+                try:
+                    job = Job.stored(row.kind, row.table_id, row.args)
+                except ValueError:
+                    log.error("timer %s of an unknown kind %s", row.name, row.kind)
+                    continue
                 if job.kind not in self._runners:
-                    log.error("timer %s of an unknown kind %s", row.name, job.kind)
+                    log.error("timer %s of a kind nobody runs: %s", row.name, job.kind)
                     continue
                 self._fire(row.name, self._stored_run(job, row.name, row.due_at))
 

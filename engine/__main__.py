@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     rb.add_argument("--games", type=int, default=20)
     rb.add_argument("--seed", type=int, default=1)
+    rb.add_argument("--first", type=int, default=0, help="the first game's index (a split run)")
     rb.add_argument("--preset", default="standard")
     rb.add_argument("--budget-s", type=float, default=60.0, help="each review's work cap")
     rb.add_argument("--make-reference", action="store_true", help="write the reference file")

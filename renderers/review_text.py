@@ -100,6 +100,9 @@ def reason_key(tp: TurningPoint) -> str:
     """Why the computer's choice is better, in a few words (a catalog key's last part), from
     what was asked and the two actions."""
     played, better = tp.played, tp.suggested
+    partner = tp.top_seat is not None and (tp.top_seat - tp.seat) % 2 == 0
+    if partner and better.do == Do.PLAY and tp.ask != Ask.LEAD:
+        return "take_over"  # §7 allows burning (and beating) a 联邦's play
     if tp.ask == Ask.BURN:
         return "burn_not" if played.do == Do.PLAY else "burn_yes"
     if tp.ask == Ask.LEAD:

@@ -34,10 +34,10 @@ from .terms import card_text, rank_name, seat_name
 
 # Events the group never hears about on their own (§7: a declined burn is silent; an automatic
 # pass is a pass, and passes are left out of a trick's line).
-_UNSAID = frozenset({"pass", "auto_pass"})
+_UNSAID = frozenset({EventType.PASS, EventType.AUTO_PASS})
 _KNOWN = frozenset(EventType)
 # Events that belong to the line of the trick that just ended (they follow its ``trick_won``).
-_TAIL = frozenset({"opened", "finished", "wind", "smothered"})
+_TAIL = frozenset({EventType.OPENED, EventType.FINISHED, EventType.WIND, EventType.SMOTHERED})
 
 
 @dataclass
@@ -197,59 +197,59 @@ class Transcript:
             return  # a type this transcript does not know says nothing, the trick's line open
         if self._closing and k not in _TAIL:
             self._finish()
-        if k == "play":
+        if k == EventType.PLAY:
             line = self._open()
             key = "tr.play.own" if who is not None and who == line.own else "tr.play"
             line.tokens.append(_Token(key, who, (ev.cards or "")))
             self._last_play = who
-        elif k == "yield":
+        elif k == EventType.YIELD:
             self._open().tokens.append(_Token("tr.yield", who))
-        elif k == "burn":
+        elif k == EventType.BURN:
             self._burn(who, ev.victim)
             self._shout("tr.burn.start", who)
-        elif k in ("counter_burn", "burn_break"):
-            if k == "counter_burn":
+        elif k in (EventType.COUNTER_BURN, EventType.BURN_BREAK):
+            if k == EventType.COUNTER_BURN:
                 self._shout("tr.counter_burn.start", who)
             tok = self._last(who)
             if tok is not None and self._line is not None:
                 tok.key = f"tr.{k}"
-                self._line.own = who if k == "counter_burn" else None
+                self._line.own = who if k == EventType.COUNTER_BURN else None
                 self._line.cheer = True
-            self._burning = who if k == "counter_burn" else None
-        elif k == "burn_success":
+            self._burning = who if k == EventType.COUNTER_BURN else None
+        elif k == EventType.BURN_SUCCESS:
             self._burning = None
             if self.rules.tribute == "all" and ev.tribute:  # §11: 只落贡 and 不进贡 collect none
                 self._owed = True
                 self._step("tr.burn_success", victim=self._name(ev.victim), tribute=ev.tribute)
             else:
                 self._step("tr.burn_success.free")
-        elif k == "burn_fail":
+        elif k == EventType.BURN_FAIL:
             self._burning = None
             own = self._line is not None and self._line.own == who
             tok = self._step("tr.burn_fail" if own else "tr.burn_fail.named", who)
             if who is not None:
                 self._faults[who] = (tok, -1)
             self._closing = True  # the lead passes on: the next play starts a new line
-        elif k == "smothered":  # a note on the play that smothered (§8)
+        elif k == EventType.SMOTHERED:  # a note on the play that smothered (§8)
             line = self._open()
             line.cheer = True
             tok = self._last(ev.by) or self._step("tr.play", ev.by)
             tok.notes.append(("tr.smothered", {"name": self._name(who)}))
             if who is not None:
                 self._faults[who] = (tok, len(tok.notes) - 1)
-        elif k == "trick_won":
+        elif k == EventType.TRICK_WON:
             if self._burning is None and self._line is not None:
                 tok = self._last(who) or self._last()
                 if tok is not None:
                     tok.notes.append(("tr.won", {}))
                 self._closing = True
-        elif k == "opened":
+        elif k == EventType.OPENED:
             self._note("tr.opened", cheer=True)
-        elif k == "finished":
+        elif k == EventType.FINISHED:
             self._finished(who, ev.rank)
-        elif k == "wind":
+        elif k == EventType.WIND:
             self._note("tr.wind", name=self._name(who))
-        elif k == "four_way":  # announced after the trick during which it began
+        elif k == EventType.FOUR_WAY:  # announced after the trick during which it began
             self._burning = None  # §12: a burn still running simply ends
             if self._line is not None:
                 self._line.own = None
@@ -257,7 +257,7 @@ class Transcript:
                 self._add(self.cat.text("ev.four_way"), cheer=True)
             else:
                 self._after.append((self.cat.text("ev.four_way"), True))
-        elif k == "game_over":
+        elif k == EventType.GAME_OVER:
             # the last trick's line; the result itself is the game-over picture's, said once
             self._finish()
             ranks = [self._ranks.get(s) for s in range(6)]
@@ -314,17 +314,17 @@ class Transcript:
             self._line.cheer = True
         # else: placed when the game ends; the game-over picture shows every rank
 
-    def _deal(self, ev: Event, k: str, who: int | None) -> None:
+    def _deal(self, ev: Event, k: EventType, who: int | None) -> None:
         self._finish()
-        if k == "dealt":
+        if k == EventType.DEALT:
             self._new_game()
-        elif k == "revolution" and who is not None:
+        elif k == EventType.REVOLUTION and who is not None:
             self._revolted.add(who)
-        elif k == "void_deal":
+        elif k == EventType.VOID_DEAL:
             self._revolted.clear()
         line = deal_line(ev, self.names, self.lang, self.rules)
         if line is not None:
-            self._add(line, cheer=k == "revolution")
+            self._add(line, cheer=k == EventType.REVOLUTION)
 
 
 def _clip(head: str, join: str, parts: list[str]) -> str:

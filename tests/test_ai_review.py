@@ -214,3 +214,12 @@ def test_a_burn_claim_reads_as_burning() -> None:
 def test_a_malformed_record_is_refused() -> None:
     with pytest.raises(BadRecord):
         review_game('{"hands": ["3"]}', budget_s=0.1)
+
+
+def test_taking_over_a_partners_play_says_so() -> None:
+    """A suggestion to beat (or burn) the seat's own 联邦 names that, not "win the lead back"."""
+    tp = _turning_point(top_seat=3, outcome="out", rank=2)
+    assert turning_point_text(tp, NAMES, "zh") == (
+        "「王叔 2个K」老王 没管：电脑会出 <b>2个A</b>，联邦的牌也能接过来，自己的牌更好走。"
+        "老王 最后走了二科。（−3 分）"
+    )

@@ -23,6 +23,7 @@ from test_bot_kill import announcements
 
 from bot import storage as S
 from bot.buttons import Kind, LobbyOp, OverOp
+from bot.chats import Chats
 from bot.deployment import deployment_for
 from bot.offline.bench import _lobby_shown, _NoOutput, _stored_versions, _table
 from bot.offline.botprocess import until
@@ -165,7 +166,7 @@ async def check_storage(url: str, groups: list[SimGroup]) -> dict[int, list[str]
     end, its game stored once; the cheers its record makes, by chat."""
     cheers: dict[int, list[str]] = {}
     async with S.storage_for(url) as db:
-        registry = Tables(db, _NoOutput(), deployment_for(db), Config())
+        registry = Tables(db, _NoOutput(), deployment_for(db), Config(), Chats(db, "zh"))
         for g in groups:
             rows = await db._rows(
                 "SELECT table_id, status, version FROM game_tables WHERE chat_id = ?", (g.id,)

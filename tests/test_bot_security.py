@@ -16,7 +16,6 @@ from bot.buttons import Callback, HandOp, Kind, LobbyOp, SettingsOp, VoteOp, b36
 from bot.model import AiLevel, TableStatus
 from bot.offline.localapi import SentMessage, SimGroup, SimUser
 from bot.offline.simplayers import button_data, lobby_message, press_lobby
-from bot.play import votes_needed
 
 pytestmark = pytest.mark.e2e
 
@@ -71,11 +70,11 @@ async def test_a_settings_button_of_another_version_changes_nothing(tmp_path: Pa
         assert turn is not None
         await admin.press(menu, data=turn)
         await w.settle()
-        changed = await w.parts.tables.chat_settings(g.id)
+        changed = await w.parts.chats.chat_settings(g.id)
         assert changed.version == 1
         await admin.forge(menu, turn)  # the old keyboard's button again (a double tap)
         await w.settle()
-        assert await w.parts.tables.chat_settings(g.id) == changed
+        assert await w.parts.chats.chat_settings(g.id) == changed
         assert "过期" in last_answer(admin)
 
 
@@ -92,7 +91,7 @@ async def seat_in_auto(w: World, g: SimGroup, humans: list[SimUser]) -> int:
     assert seat is not None and table.st.seats[seat] is not None
     # the group's notice with its vote and take-over buttons, as the AFK ladder posts it (a
     # press is valid only on the message that carries it)
-    w.parts.tables.sender.post(replace(table.afk_out(seat, 0, votes_needed(table, seat)), new=True))
+    w.parts.tables.sender.post(replace(table.afk_out(seat, 0, table.votes_needed(seat)), new=True))
     await w.settle()
     return seat
 

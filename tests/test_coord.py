@@ -15,7 +15,7 @@ from bot.model import TableStatus
 from bot.offline.pgcluster import PgCluster
 from bot.pg_storage import PostgresStorage
 from bot.storage import TableRow, VersionConflict
-from bot.timers import Job, StoredTimers
+from bot.timers import Job, StoredTimers, TimerKind
 
 
 @pytest.fixture
@@ -120,11 +120,11 @@ async def test_stored_timers_run_their_job_in_one_process(two: tuple[PgCoord, Pg
         async def run(job: Job, name: str = name) -> None:
             ran.append((name, job.table_id))
 
-        t.on("step", run)
+        t.on(TimerKind.STEP, run)
         t.start()
     for i in range(10):
-        timers[i % 2].schedule(f"step:{i}", 0.05, Job("step", i, {}))
-    timers[0].schedule("step:99", 0.05, Job("step", 99, {}))
+        timers[i % 2].schedule(f"step:{i}", 0.05, Job(TimerKind.STEP, i))
+    timers[0].schedule("step:99", 0.05, Job(TimerKind.STEP, 99))
     timers[0].cancel("step:99")  # cancelled before it was due: never runs
     await timers[0].flush()
     await timers[1].flush()

@@ -157,7 +157,7 @@ async def test_instant_passes_show_no_think_times(tmp_path: Path) -> None:
     async with world(tmp_path, seed=9, turn_s=1.0, pass_think_s=2.0, manual_clock=True) as w:
         group = w.api.group(-5203, "快")
         (user,) = people(w, 1, base=960)
-        await w.parts.tables.save_chat_settings(group.id, ChatSettings(instant_passes=True))
+        await w.parts.chats.save_chat_settings(group.id, ChatSettings(instant_passes=True))
         await open_and_seat(w, group, [user])
         await press_lobby(w.api, group, user, LobbyOp.FILL)
         await start(w, group, user)

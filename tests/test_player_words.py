@@ -113,7 +113,7 @@ async def test_help_lists_every_registered_command_and_this_tables_rules(tmp_pat
         group = w.api.group(-5301, "帮助")
         (user,) = people(w, 1, base=930)
         group.join_quietly(user)
-        await w.parts.tables.save_chat_settings(group.id, ChatSettings(preset="qingdao"))
+        await w.parts.chats.save_chat_settings(group.id, ChatSettings(preset="qingdao"))
         await user.send("/help", group)
         await w.settle()
         (msg,) = [m for m in w.api.messages(group.id) if "够级裁判" in plain(m.text)]

@@ -88,7 +88,7 @@ async def test_rules_answers_page_one_and_turns_pages_in_place(tmp_path: Path) -
         assert "第 2/" in plain(msg.text) and "够级规则" in plain(msg.text) and msg.edits == 1
         assert button_data(msg, SettingsOp.PAGE, 0) is not None
         # a chat that speaks English reads the English half; a private chat its user's language
-        await w.parts.tables.save_chat_settings(group.id, ChatSettings(lang="en"))
+        await w.parts.chats.save_chat_settings(group.id, ChatSettings(lang="en"))
         await user.send("/rules", group)
         en = w.api.user(901, "Ann", language_code="en")
         await en.send("/start")

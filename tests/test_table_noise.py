@@ -141,7 +141,7 @@ def test_a_burn_on_your_own_side_does_not_buzz_and_declines_itself() -> None:
     other = next(s for s in range(6) if s % 2 != seat % 2)
     assert not own_side_burn(m, (other, ask[1])) or other % 2 == seat % 2
     # the turn timer: the claim declines itself after a few seconds, with no reminder
-    from bot.play import Play
+    from bot.moves import Moves
 
     scheduled: dict[str, float] = {}
 
@@ -159,8 +159,8 @@ def test_a_burn_on_your_own_side_does_not_buzz_and_declines_itself() -> None:
     class Tables:
         cfg = Cfg()
 
-    play = Play.__new__(Play)
-    play.tables = Tables()  # type: ignore[assignment]
-    play.timers = Timers()  # type: ignore[assignment]
-    play.schedule(table)
+    moves = Moves.__new__(Moves)
+    moves.tables = Tables()  # type: ignore[assignment]
+    moves.timers = Timers()  # type: ignore[assignment]
+    moves.schedule(table)
     assert scheduled == {"step:1": OWN_SIDE_BURN_S}

@@ -16,7 +16,7 @@ from bot.offline.localapi import SentMessage, SimGroup, SimUser
 from bot.offline.localbot import runtime
 from bot.offline.simplayers import SimPlayer, play_until, press_lobby
 from bot.ready import READY_S
-from bot.timers import Job
+from bot.timers import Job, TimerKind
 
 pytestmark = pytest.mark.e2e  # the bot end to end, through the local server
 
@@ -89,8 +89,8 @@ async def test_after_the_countdown_the_absent_play_in_auto(tmp_path: Path) -> No
         table = w.table(group)
         assert table.match is not None and table.st.ready == [0]
         # the countdown runs out (its timer, run now)
-        ready = w.parts.lobby.ready
-        await ready._expired(Job("ready", table.id, {"version": table.match.version}))
+        ready = w.parts.ready
+        await ready._expired(Job(TimerKind.READY, table.id, table.match.version))
         await w.settle()
         table = w.table(group)
         assert table.status == TableStatus.PLAYING

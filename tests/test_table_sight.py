@@ -14,7 +14,7 @@ from telegram.error import BadRequest
 from bot.buttons import LobbyOp
 from bot.offline.localapi import LocalBotApi, running_app
 from bot.offline.simplayers import SimPlayer, play_until, press_lobby
-from bot.pins import REPOST_AFTER, REPOST_S, Pins, pins_of
+from bot.pins import REPOST_AFTER, REPOST_S, Pins
 
 pytestmark = pytest.mark.e2e  # the bot end to end, through the local server
 
@@ -79,7 +79,7 @@ async def test_without_pin_rights_the_table_moves_down(tmp_path: Path, rights: s
         assert not any(c.method == "pinChatMessage" for c in w.api.calls)
         assert not group.pin_notices
         table = w.table(group)
-        pins = pins_of(w.parts.tables.sender)
+        pins = w.parts.pins
         assert pins.known(group.id) is False and not pins.due(table.id, group.id)
         # the family talks to the bot: the commands it sees under privacy mode count
         for _ in range(REPOST_AFTER):

@@ -30,8 +30,8 @@ async def dealt(w: World, group: SimGroup, users: list[SimUser], hands: list[str
     assert match is not None and match.setup is not None
     match.setup.game = Game.from_position(match.rules, hands, 0)
     for seat in range(6):
-        w.parts.play.post_hand(table, seat, new=True)
-    w.parts.play.schedule(table)
+        w.parts.moves.post_hand(table, seat, new=True)
+    w.parts.moves.schedule(table)
     await w.settle()
     return table
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from .. import storage as S
 from ..buttons import LobbyOp
+from ..chats import Chats
 from ..deployment import deployment_for
 from ..tables import Config, Tables
 from .botprocess import BotProcess, until
@@ -146,7 +147,9 @@ async def state_kb_per_table(db: str) -> float:
     gc.collect()
     async with S.storage_for(db) as storage:
         rows = await storage.unfinished_tables()
-        registry = Tables(storage, _NoOutput(), deployment_for(storage), Config())
+        registry = Tables(
+            storage, _NoOutput(), deployment_for(storage), Config(), Chats(storage, "zh")
+        )
         tracemalloc.start()
         try:
             before = tracemalloc.get_traced_memory()[0]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import sys
 import tempfile
@@ -26,7 +27,7 @@ from typing import Any
 
 from .. import storage as S
 from ..buttons import Callback, HandOp, Kind, LobbyOp, OverOp, StoryOp
-from .bench import KNOBS, _ms, _play, _seat, _table
+from .bench import KNOBS, _ms, _play, _seat, _table, _watch_loop
 from .botprocess import BotProcess, until
 from .localapi import LocalBotApi, SentMessage, SimUser
 from .simplayers import SimPlayer, button_data, lobby_message, press_lobby
@@ -155,14 +156,20 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
                                 await until(partial(_ended, counts, hostile), 240.0)
                         errors0 = _errors(bot)
                         since = len(api.latency())
-                        t0 = time.perf_counter()
+                        t0, cpu0 = time.perf_counter(), _cpu_s(bot)
+                        lags: list[float] = []
+                        watch = asyncio.create_task(_watch_loop(lags))
                         n, _ = await _play(api, storage, seated, actions)
+                        watch.cancel()
                         seconds = time.perf_counter() - t0
+                        cpu = _cpu_s(bot) - cpu0
                         stop.set()
                         await asyncio.gather(*noisy, return_exceptions=True)
                         figures[phase] = _figures(
                             api, since, chats, _errors(bot) - errors0, seconds, n
                         )
+                        figures[phase]["bot_cpu_s"] = round(cpu, 1)  # its own process
+                        figures[phase]["bench_loop_lag_ms_p99"] = _ms(lags, 0.99)
                         if noisy:
                             figures[phase]["hostile"] = dict(counts)
                     errors = _error_lines(bot)
@@ -171,6 +178,17 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
     for line in errors[:5]:  # the bot's log never holds a hand or the token
         print("  error:", line[:300], file=sys.stderr)
     return figures
+
+
+def _cpu_s(bot: BotProcess) -> float:
+    """The bot's process's CPU time so far (user and system, as /proc says; 0 elsewhere)."""
+    if bot.proc is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{bot.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _ended(counts: dict[str, int], groups: int) -> bool:

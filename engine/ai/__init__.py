@@ -8,6 +8,7 @@ One entry point, :func:`decide`, for empty seats, 托管 and hints (docs/ai.md):
 
 from .decision import ARENA_LEVELS, DEFAULT_BUDGET_MS, LEVELS, Decision, decide, decide_async
 from .reasons import REASONS
+from .timeout import timeout_action
 
 __all__ = [
     "ARENA_LEVELS",
@@ -17,4 +18,5 @@ __all__ = [
     "Decision",
     "decide",
     "decide_async",
+    "timeout_action",
 ]

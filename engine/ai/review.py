@@ -74,7 +74,7 @@ class Effort:
     everything: bool = False
 
 
-PRODUCTION = Effort()
+PRODUCTION = Effort(screen=3, keep=2, cap=32, doubt=2)
 # the reference the bench compares with (review-bench --make-reference): more of everything
 REFERENCE = Effort(screen=6, keep=2, cap=128, doubt=4)
 
@@ -291,8 +291,15 @@ def review_game(
             if work.steps > budget:
                 settled = False
                 break
+            _narrow(p)
             _extend(p, digest, min(effort.cap, 2 * p.n), work)
             deep.add(p.index)
+    # what is shown stands on WIN_SAMPLES rollouts at least (a cut settled on the screen's few)
+    for side in (0, 1):
+        for tp in _turning_points(live, side, fates):
+            p = next(p for p in live if p.index == tp.index)
+            if not p.exact and p.n < WIN_SAMPLES and work.steps <= budget:
+                _extend(p, digest, WIN_SAMPLES, work)
     teams = tuple(_turning_points(live, side, fates) for side in (0, 1))
     return Review(
         teams=(teams[0], teams[1]),
@@ -434,6 +441,21 @@ def _prune(p: _Point, keep: int) -> None:
     p.results = [p.results[i] for i in rows]
 
 
+def _narrow(p: _Point) -> None:
+    """Drop the alternatives that are clearly worse than the best one (by :data:`Z` standard
+    errors of their paired differences): they no longer decide the cost."""
+    if len(p.acts) <= 2:
+        return
+    b = p.best()
+    keep = [0]
+    for i in range(1, len(p.acts)):
+        diffs = [x - y for x, y in zip(p.results[b], p.results[i], strict=True)]
+        if i == b or statistics.fmean(diffs) <= Z * _se(diffs):
+            keep.append(i)
+    p.acts = [p.acts[i] for i in keep]
+    p.results = [p.results[i] for i in keep]
+
+
 def _doubtful(points: Iterable[_Point], side: int, most: int) -> list[_Point]:
     """Team ``side``'s decisions whose place is not settled: in its :data:`SHOWN` costliest
     or out of them, reported or not (:data:`MIN_POINTS`), as far as their confidence
@@ -446,12 +468,10 @@ def _doubtful(points: Iterable[_Point], side: int, most: int) -> list[_Point]:
     top, rest = rows[:SHOWN], rows[SHOWN:]
     cut_in = max([MIN_POINTS, *(lo for (_, lo, _), _ in top[SHOWN - 1 : SHOWN])])
     cut_out = max([MIN_POINTS, *(hi for (_, _, hi), _ in rest)])
-    outside = [p for (_, _, hi), p in rest if hi >= cut_in]
     inside = [p for (_, lo, hi), p in top if lo < cut_out and hi >= MIN_POINTS]
-    if not outside and not inside:
-        return []
-    # the cut is in doubt: the SHOWN at the top and the likeliest of the rest to enter
-    return [p for _, p in top] + sorted(outside, key=lambda p: -p.bounds()[2])[:most]
+    outside = [p for (_, _, hi), p in rest if hi >= cut_in]
+    outside.sort(key=lambda p: -p.bounds()[2])
+    return inside + outside[:most]
 
 
 def _fate(fates: _Fates, p: _Point) -> tuple[str, int]:

@@ -119,8 +119,10 @@ def run(
     stability: bool = False,
     resample: bool = False,
     reference: Path = REFERENCE_FILE,
+    first: int = 0,
 ) -> int:
-    """Review the seeded games as the bot does and print the figures (module doc)."""
+    """Review the seeded games as the bot does and print the figures (module doc); ``first``:
+    the index of the first game (a long run split across processes)."""
     rules = Rules.preset_named(preset)
     effort = PRODUCTION if samples is None else replace(PRODUCTION, cap=samples)
     refs: dict[int, dict[str, Any]] = {}
@@ -132,7 +134,7 @@ def run(
     agree = places = full = 0
     same = same_resampled = 0
     unsettled = 0
-    for i in range(games):
+    for i in range(first, first + games):
         text = ai_game_record(rules, seed * DEAL_STRIDE + i)
         t = time.process_time()
         r = review_game(text, budget_s, random.Random(seed * DEAL_STRIDE + i), effort=effort)
@@ -197,6 +199,7 @@ def main(args: Any) -> int:
         args.stability,
         args.resample,
         path,
+        args.first,
     )
 
 

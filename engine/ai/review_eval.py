@@ -46,7 +46,11 @@ def explore_rollout(
     if act.cards:
         for r, n in enumerate(parse(act.cards)):
             left[r] -= n
-    rng = random.Random(seed)
+    rng = random.Random(seed)  # the policy's estimates
+    # exploring draws from a stream per seat: the paired rollouts of a decision's actions
+    # (same seed) explore at the same turns of each seat, whatever the estimates drew
+    # (common random numbers, docs/review.md)
+    draws = [random.Random(f"{seed}:{s}").random for s in range(6)]
     plays = steps = 0
     read: tuple[int, bool] | None = None
     table: RolloutTable | None = None
@@ -70,12 +74,13 @@ def explore_rollout(
         legal = None if kind == Ask.LEAD and sim.burning != seat else sim.legal(seat)
         ch = decide_play(k, legal.plays if legal else (), legal.can_yield if legal else False, rng)
         do, play = ch.do, ch.play
-        if rng.random() < explore:
+        u = draws[seat]()
+        if u < explore:
             legal = legal or sim.legal(seat)
             normal = Action(seat, Do(do), str(play) if play is not None else "")
             others = candidates(k, legal, normal)[1:]
             if others:
-                other = rng.choice(others)
+                other = others[int(u / explore * len(others))]
                 do, play = other.do, sim.check(other)
         sim.carry_out(do, play)
         if play is not None:

@@ -1,0 +1,410 @@
+"""Moving a match: an action applied, stored with the messages it causes before they are
+shown; AI seats and turn timers as scheduled steps; what a timeout plays, the AFK ladder."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+
+from engine.actions import Action, IllegalAction
+from engine.ai import Decision, decide, timeout_action
+from engine.events import Event
+from engine.matchrecord import entry_text
+from engine.view import SeatView
+from engine.vocab import Ask, Do, EventType, Phase
+from renderers import card_text, t
+
+from .aimove import decide_snapshot, signature, snapshot
+from .hold import Hold, plan, think_time
+from .model import AiLevel, TableStatus
+from .outbox import Out, Slot, SlotKind
+from .pins import Pins, sight_outs
+from .quiet import OWN_SIDE_BURN_S, own_side_burn
+from .table import Table
+from .tables import Tables, UserInfo, timer_name
+from .timers import Job, TimerKind
+from .workers import Workers
+
+AI_TRIES = 3  # an AI move decided again when the table changed during its search
+log = logging.getLogger("gouji.moves")
+
+
+class Moves:
+    """A table's match moving: actions, AI moves, turn timers, reminders, holds."""
+
+    def __init__(
+        self,
+        tables: Tables,
+        workers: Workers,
+        pins: Pins,
+        game_stored: Callable[[Table], Awaitable[None]],
+    ) -> None:
+        self.tables = tables
+        self.sender = tables.sender
+        self.pins = pins  # the game kept in sight: the log pinned, or the table sent anew
+        self.timers = tables.timers
+        self.workers = workers  # the hard AI searches there
+        self.game_stored = game_stored  # after each game: its facts, badges, 复盘 (game_end)
+        self.timers.on(TimerKind.STEP, self._step)
+        self.timers.on(TimerKind.HOLD, self._hold_step)
+        self.timers.on(TimerKind.REMIND, self._remind)
+        tables.on_resume(TableStatus.PLAYING, self.resumed)
+
+    # -- a table's hands ---------------------------------------------------------------------
+    def returned(self, table: Table, seat: int) -> bool:
+        """The player of ``seat`` plays again: votes about the seat are void, and its AFK
+        notice, if there is one, says they are back (its buttons gone): True then."""
+        table.votes.pop(seat, None)
+        table.st.afk_ver[seat] = table.st.afk_ver.get(seat, 0) + 1  # old vote buttons die
+        if seat not in table.st.afk_msgs:
+            return False
+        text = t(table.lang, "bot.back", name=table.mention(seat))
+        slot = Slot(table.id, SlotKind.AFK, seat)
+        self.sender.post(Out(table.chat_id, text, None, table.thread_id, slot))
+        return True
+
+    def post_hand(self, table: Table, seat: int, new: bool = False) -> None:
+        """The seat's hand message as it is now (``new``: sent anew at the bottom)."""
+        out = table.hand_out(seat)
+        if out is not None:
+            self.sender.post(replace(out, new=True) if new else out)
+
+    async def resend_hand(self, user: UserInfo) -> bool:
+        """The hand message again, as a new message at the bottom of the DM (``/hand``)."""
+        found = False
+        for table in self.tables.all():
+            seat = table.seat_of(user.id)
+            if seat is None or table.match is None:
+                continue
+            if table.status not in (TableStatus.PLAYING, TableStatus.OVER):
+                continue
+            async with self.tables.locked(table):
+                out = table.hand_out(seat)
+                if out is not None:
+                    self.sender.post(replace(out, new=True))
+                    found = True
+        return found
+
+    async def act(self, table: Table, action: Action, note: str = "") -> list[Event]:
+        """Apply ``action`` (IllegalAction: nothing changed), store it with the messages it
+        causes, then send them. The caller holds the table's lock."""
+        m = table.match
+        assert m is not None
+        before = m.view(None)
+        events = m.apply(action)
+        table.version = m.version
+        table.selection.pop(action.seat, None)
+        table.hinted.pop(action.seat, None)
+        if m.phase == Phase.OVER:
+            table.status = TableStatus.OVER
+        table.note = note
+        table.hold = self._hold_for(table, before, events, action.seat)
+        try:
+            await self.commit(table, [entry_text(action)], events, actor=action.seat)
+        except Exception:
+            # not stored: the action must not stand either — rebuild from what is stored
+            await self.tables.reload(table)
+            raise
+        if m.phase == Phase.OVER:
+            await self._store_game(table)
+        self.schedule(table)
+        return events
+
+    def _hold_for(
+        self, table: Table, before: SeatView, events: list[Event], actor: int
+    ) -> Hold | None:
+        """The pause the action's automatic passes are shown with (bot.hold), unless the chat
+        plays 快速过牌 or ``Config.pass_think_s`` is 0."""
+        m = table.match
+        assert m is not None
+        setting = self.tables.cfg.pass_think_s
+        if table.st.settings.instant_passes or setting == 0:
+            return None
+        version = m.version
+
+        def think(seat: int | None) -> float:
+            return think_time(setting, table.id, version, seat)
+
+        hold = plan(before, m.view(None), events, think)
+        if hold is not None:
+            hold.actor = actor
+        return hold
+
+    async def commit(
+        self,
+        table: Table,
+        entries: list[str],
+        events: list[Event],
+        actor: int | None,
+        everyone: bool = False,
+        first: Sequence[Out] = (),
+    ) -> None:
+        """Store the table with its new log ``entries``, then show what ``events`` change
+        (after ``first``).
+        The messages that are not kept in place (cheers, the game-over picture) are stored in
+        the outbox in the same transaction and leave it once delivered: a kill after the
+        commit loses none of them (they are sent after the restart). Those of a hold's tail
+        are stored now and sent when the hold ends."""
+        await self.pins.may_pin(table.chat_id)  # known for sight_outs (cached)
+        outs = [*first, *self.outs(table, events, actor, everyone)]
+        if table.match is not None and table.match.phase == Phase.OVER:
+            outs += table.game_over_outs()
+        hold = table.held()
+        later = hold.later if hold is not None else []
+        lasting = [o for o in [*outs, *later] if o.slot is None]
+        ids = await self.tables.save(table, entries, [o.dumps() for o in lasting])
+        stored = dict(zip(map(id, lasting), ids, strict=True))
+        if hold is not None:
+            hold.later = [replace(o, outbox_id=stored.get(id(o))) for o in later]
+        for out in outs:
+            oid = stored.get(id(out))
+            self.sender.post(out if oid is None else replace(out, outbox_id=oid))
+
+    def outs(
+        self, table: Table, events: list[Event], actor: int | None, everyone: bool = False
+    ) -> list[Out]:
+        """What the new events change, in the order to send: cheers, the log, the table, the
+        DMs concerned. While a hold lasts (bot.hold), only what its head changes: the tail's
+        lines and cheers wait on the hold."""
+        m = table.match
+        assert m is not None
+        outs: list[Out] = []
+        hold = table.held()
+        finished, cheers = table.feed(hold.head if hold is not None else events)
+        if hold is not None:
+            hold.current = table.transcript.current() if table.transcript else None
+            hold.lines, tail_cheers = table.feed(hold.tail)
+            hold.later = table.cheer_outs(tail_cheers)
+        dealt = bool(events) and events[0].type == EventType.DEALT
+        page = table.st.log_page
+        if dealt:  # a new game: a new table message, its log below it, new hand messages
+            table.lines = []
+            table.st.log_first = 0
+            table.st.log_page += 1
+            everyone = True
+            outs.append(replace(table.table_out(), new=True))
+        outs += table.cheer_outs(cheers)
+        outs += table.log_outs(finished)
+        outs += sight_outs(table, self.pins, bool(cheers) and not dealt, dealt, page)
+        if (
+            (m.setup is not None and m.game is None)
+            or any(e.type == EventType.LEADER for e in events)
+            or m.phase == Phase.OVER
+        ):
+            everyone = True  # deal phase: tribute and 买3 move cards; game over: all final
+        ask = m.asked() if hold is None else None  # held: the next player is not asked yet
+        seats = (
+            set(range(6))
+            if everyone
+            else {s for s in (actor, ask[0] if ask else None) if s is not None}
+        )
+        return outs + table.hand_outs(seats, ask, dealt)
+
+    async def _store_game(self, table: Table) -> None:
+        """A game over: its record stored (once; the game-over message went with the action)."""
+        m = table.match
+        assert m is not None and m.game is not None
+        if table.st.stored_games < m.number:
+            await self.tables.storage.save_game(
+                table.id, table.chat_id, m.number, m.game.record().to_json()
+            )
+            table.st.stored_games = m.number
+            await self.tables.save(table)
+            await self.game_stored(table)  # the story: facts, badges, the 复盘 (bot.game_end)
+
+    def resumed(self, table: Table) -> None:
+        """After a restart: the group and every player see the table again; the asked player
+        gets the question as a new message (it notifies), others lose old buttons."""
+        self.sender.post(
+            Out(table.chat_id, t(table.lang, "bot.resumed"), None, table.thread_id, silent=True)
+        )
+        self.sender.post(table.log_out(table.lines))
+        self.sender.post(table.table_out())
+        ask = table.match.asked() if table.match else None
+        for seat, _ in table.humans():
+            self.post_hand(table, seat, new=ask is not None and seat == ask[0])
+        self.schedule(table)
+
+    def schedule(self, table: Table) -> None:
+        """The table's next step: an AI move soon, or the asked player's turn timer (with a
+        reminder at half time: the AFK ladder's first rung)."""
+        step = timer_name(TimerKind.STEP, table.id)
+        remind = timer_name(TimerKind.REMIND, table.id)
+        self.timers.cancel(step)
+        self.timers.cancel(remind)
+        m = table.match
+        if m is None or table.status != TableStatus.PLAYING:
+            return
+        hold = table.held()
+        if hold is not None:  # the next player is asked when the hold is over
+            job = Job(TimerKind.HOLD, table.id, hold.version, step=hold.step)
+            self.timers.schedule(step, hold.now.seconds, job)
+            return
+        ask = m.asked()
+        if ask is None:
+            return
+        s = table.st.seats[ask[0]]
+        version = m.version
+        cfg = self.tables.cfg
+        if s is None or s.ai_plays:
+            self.timers.schedule(step, cfg.ai_delay, Job(TimerKind.STEP, table.id, version))
+        else:
+            turn = float(cfg.turn_s if cfg.turn_s is not None else table.st.settings.turn_s)
+            timeout = Job(TimerKind.STEP, table.id, version, timeout=True)
+            if own_side_burn(m, ask):  # bot.quiet: declines itself soon, no reminder
+                self.timers.schedule(step, min(turn, OWN_SIDE_BURN_S), timeout)
+                return
+            self.timers.schedule(step, turn, timeout)
+            left = Job(TimerKind.REMIND, table.id, version, left=turn / 2)
+            self.timers.schedule(remind, turn / 2, left)
+
+    @staticmethod
+    def _unchanged(table: Table, version: int) -> bool:
+        """Whether the table a timer was set for still plays at the version it was set at."""
+        m = table.match
+        return m is not None and m.version == version and table.status == TableStatus.PLAYING
+
+    async def _remind(self, job: Job) -> None:
+        """Half the turn is gone: the asked player is reminded (the AFK ladder's first rung)."""
+        table = await self.tables.find(job.table_id)
+        if table is None:
+            return
+        async with self.tables.locked(table):
+            m = table.match
+            if not self._unchanged(table, job.version) or m is None:
+                return
+            ask = m.asked()
+            s = table.st.seats[ask[0]] if ask else None
+            if ask is None or s is None or s.user is None or s.auto:
+                return
+            seat = ask[0]
+            lang = table.seat_lang(seat)
+            left = job.left
+            # a new message in the DM (an edit would not make the phone buzz)
+            self.sender.post(Out(s.user, t(lang, "bot.remind.dm", s=int(left)), None))
+            # §7: never say who is asked to burn; §5: nor who decides in the deal phase
+            if ask[1] != Ask.BURN and m.game is not None:
+                text = t(table.lang, "bot.remind.group", name=table.mention(seat), s=int(left))
+                self.sender.post(Out(table.chat_id, text, None, table.thread_id))
+
+    async def _hold_step(self, job: Job) -> None:
+        """A skipped seat's think-time is over: the next one is shown thinking, or after the
+        last the action's tail is shown and the next player asked."""
+        table = await self.tables.find(job.table_id)
+        if table is None:
+            return
+        async with self.tables.locked(table):
+            hold = table.held()
+            if not self._unchanged(table, job.version) or hold is None or hold.step != job.step:
+                return
+            hold.step += 1
+            actor = {hold.actor} if hold.actor is not None else set()
+            if hold.step < len(hold.steps):
+                # the group's table follows each step (its caption); the players' private
+                # chats wait for the hold's end, when the actor's and the asked one's change
+                self.sender.post(table.table_out())
+                self.schedule(table)
+                return
+            table.hold = None
+            m = table.match
+            assert m is not None
+            ask = m.asked()
+            page = table.st.log_page
+            outs = [*hold.later, *table.log_outs(hold.lines)]
+            outs += sight_outs(table, self.pins, bool(hold.later), False, page)
+            seats = actor | ({ask[0]} if ask is not None else set())
+            outs += table.hand_outs(seats, ask)
+            for out in outs:
+                self.sender.post(out)
+            self.schedule(table)
+
+    async def _step(self, job: Job) -> None:
+        """An AI seat's move, or a human's turn timed out. The hard AI's search runs outside
+        the table's lock (bot.aimove): its move is applied only if the table is still where
+        it was asked, otherwise decided again."""
+        table = await self.tables.find(job.table_id)
+        if table is None:
+            return
+        searched: tuple[tuple[object, ...], Decision] | None = None
+        for _ in range(AI_TRIES):
+            async with self.tables.locked(table):
+                m = table.match
+                if not self._unchanged(table, job.version) or m is None:
+                    return  # something happened meanwhile
+                ask = m.asked()
+                if ask is None:
+                    return
+                seat = ask[0]
+                s = table.st.seats[seat]
+                if job.timeout and s is not None and not s.ai_plays:
+                    await self._timeout(table, seat)
+                    return
+                level = s.level if s is not None else AiLevel.NORMAL
+                if searched is not None and searched[0] == signature(table):
+                    d = searched[1]  # decided outside the lock, the table unchanged since
+                elif level == AiLevel.HARD:
+                    at, work = signature(table), self._search(table, seat, level)
+                    d = None
+                else:
+                    d = await self.decide(table, seat, level)
+                if d is not None:
+                    try:
+                        await self.act(table, d.action)
+                    except IllegalAction as e:
+                        log.error("table %d: the AI's action was refused (%s)", table.id, e.code)
+                        await self.act(table, timeout_action(m, seat))
+                    return
+            searched = (at, await work())  # the search, the table's lock free meanwhile
+
+    def _search(self, table: Table, seat: int, level: AiLevel) -> Callable[[], Awaitable[Decision]]:
+        """The hard AI's search on the match as it stands now (a snapshot taken under the
+        lock), to run in a worker once the lock is free."""
+        m = table.match
+        assert m is not None
+        rng = random.Random(f"{table.id}:{m.version}:{seat}")
+        data, budget = snapshot(m), self.tables.cfg.hard_budget_ms
+        return lambda: self.workers.run(decide_snapshot, data, seat, level, rng, budget)
+
+    async def decide(self, table: Table, seat: int, level: AiLevel) -> Decision:
+        """An AI decision for ``seat`` (the table's lock is held, so the match does not change
+        meanwhile). The hard level searches for ``Config.hard_budget_ms``: in a worker process,
+        off the event loop; the others decide in well under a millisecond, so here."""
+        m = table.match
+        assert m is not None
+        rng = random.Random(f"{table.id}:{m.version}:{seat}")
+        if level == AiLevel.HARD:
+            budget = self.tables.cfg.hard_budget_ms
+            return await self.workers.run(decide, m, seat, level, rng, budget)
+        return decide(m, seat, level, rng)
+
+    async def _timeout(self, table: Table, seat: int) -> None:
+        s = table.st.seats[seat]
+        assert s is not None
+        assert table.match is not None
+        action = timeout_action(table.match, seat)
+        s.timeouts += 1
+        what = (
+            t(table.lang, "bot.timeout.pass")
+            if action.do == Do.PASS
+            else t(table.lang, "bot.timeout.play", cards=card_text(action.cards, table.lang))
+            if action.do == Do.PLAY
+            else t(table.lang, "bot.timeout.choice")
+        )
+        # a burn claim that timed out is silent, like any declined claim (§7), and does not
+        # count: the group would learn who could have burned
+        burn_claim = table.match is not None and (table.match.asked() or (0, None))[1] == Ask.BURN
+        if burn_claim:
+            s.timeouts -= 1
+        # §5: nor who timed out deciding in the deal phase (革命 asks only some hands)
+        dealing = table.match is not None and table.match.game is None
+        silent = burn_claim or dealing
+        note = "" if silent else t(table.lang, "bot.timeout", name=table.name(seat), what=what)
+        if s.timeouts >= table.st.settings.afk:
+            s.auto = True  # the AFK ladder: repeated timeouts hand the seat to the AI (托管)
+            table.votes.pop(seat, None)
+            table.st.afk_ver[seat] = table.st.afk_ver.get(seat, 0) + 1  # old notices die
+            need = table.votes_needed(seat)
+            self.sender.post(replace(table.afk_out(seat, 0, need), new=True))
+        await self.act(table, action, note=note)
