@@ -104,7 +104,7 @@ class Absence:
         if row is not None and row.dm_ok:
             row.dm_ok = False
             await self.tables.storage.save_user(row)
-        for table in self.tables.all():
+        for table in await self.tables.of_user(user_id):
             seat = table.seat_of(user_id)
             if seat is None or table.status != TableStatus.PLAYING:
                 continue
@@ -138,7 +138,7 @@ class Absence:
         """A player whose seat the table voted to the AI opened their DM again: the seat is
         theirs again at every table where it is (the AI leaves it); True if any was."""
         found = False
-        for table in self.tables.all():
+        for table in await self.tables.of_user(user.id):
             if table.status not in (TableStatus.PLAYING, TableStatus.OVER):
                 continue
             async with self.tables.locked(table):

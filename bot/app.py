@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TypeAlias
 
 from telegram import (
@@ -39,6 +41,7 @@ from telegram.ext import (
 
 from renderers import clean_name, t
 
+from . import memreport
 from . import storage as S
 from .activity import TrackedUpdates
 from .compose import Parts, compose, start
@@ -50,6 +53,7 @@ from .router import Command, CommandCall, Members, Menu, Where
 from .sender import Sender
 from .tables import Config, UserInfo
 from .timers import LoopTimers
+from .trim import trimming
 from .workers import Workers
 
 log = logging.getLogger("gouji.app")
@@ -101,6 +105,7 @@ class BotData:
         self.rt: Runtime | None = None
         self.heartbeat: Heartbeat | None = None  # beaten by a task of its own (webhook mode)
         self.tasks: list[asyncio.Task[None]] = []
+        self.memreport: Path | None = None  # memory by owner written there on SIGUSR1
 
 
 class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):
@@ -274,6 +279,7 @@ def build_app(
     timers: LoopTimers | None = None,
     heartbeat: Heartbeat | None = None,
     webhook: bool = False,
+    memreport: Path | None = None,
     process: str = "",
 ) -> GoujiApp:
     """The bot: handlers, its parts, their sender and timers; ``processes`` worker processes
@@ -311,6 +317,7 @@ def build_app(
     app.bot_data.rt = Runtime(parts, updates)
     if webhook and heartbeat is not None:
         app.bot_data.heartbeat = heartbeat
+    app.bot_data.memreport = memreport
     # every command of every part (the router's table), then buttons and chat changes
     for command in parts.router.commands.values():
         group_only = ~filters.ChatType.PRIVATE if command.where == Where.GROUP else None
@@ -333,6 +340,13 @@ async def post_init(app: GoujiApp) -> None:
     if app.bot_data.heartbeat is not None:
         app.bot_data.tasks.append(asyncio.create_task(_beat(app.bot_data.heartbeat)))
     n = await start(rt.parts)
+    app.bot_data.tasks.append(asyncio.create_task(trimming()))  # freed memory given back
+    app.bot_data.tasks.append(asyncio.create_task(rt.parts.tables.sweeping()))  # idle tables
+    if app.bot_data.memreport is not None:
+        where, parts = app.bot_data.memreport, rt.parts
+        asyncio.get_running_loop().add_signal_handler(
+            signal.SIGUSR1, lambda: memreport.write(parts, where)
+        )
     log.info("ready as @%s; %d table(s) resumed or loaded", me.username, n)
 
 

@@ -37,6 +37,8 @@ from .pg_storage import PostgresStorage
 
 log = logging.getLogger("gouji.coord")
 BEAT_S = 1.0  # a process's heartbeat
+LEASE_CHANNEL = "gouji_lease"  # a chat's delivery given back: NOTIFY with the chat's id
+LEASE_WAIT_S = 0.5  # at most this long between two tries for a held lease (a missed notice)
 DEAD_S = 4.0  # silent this long: dead, its work taken over
 
 
@@ -74,6 +76,8 @@ class PgCoord:
         self._locks: asyncpg.Pool | None = None  # connections holding table locks
         self._beat: asyncio.Task[None] | None = None
         self.last_beat = 0.0
+        self._listen: asyncpg.Connection | None = None  # hears leases given back
+        self._freed: dict[int, asyncio.Event] = {}  # chat → its waiters' event
 
     # -- life -----------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -83,6 +87,12 @@ class PgCoord:
         )
         await self.beat()
         self._beat = asyncio.get_running_loop().create_task(self._beating(), name="beat")
+        try:
+            self._listen = await asyncpg.connect(self.storage.url)
+            await self._listen.add_listener(LEASE_CHANNEL, self._heard)
+        except Exception:  # without notices, a held lease is tried again every LEASE_WAIT_S
+            log.exception("lease notices unavailable")
+            self._listen = None
         log.info("process %s joined", self.proc_id)
 
     async def _beating(self) -> None:
@@ -123,6 +133,9 @@ class PgCoord:
         if self._locks is not None:
             await self._locks.close()
             self._locks = None
+        if self._listen is not None:
+            await self._listen.close()
+            self._listen = None
         log.info("process %s left", me)
 
     # -- tables ---------------------------------------------------------------------------------
@@ -296,15 +309,39 @@ class PgCoord:
         return held > 0, held > 0 and (outbox_id is None or claimed > 0)
 
     async def release(self, lease: Lease) -> None:
-        """The chat's delivery given back, with its pace and what its messages show."""
+        """The chat's delivery given back, with its pace and what its messages show; the
+        processes waiting for it hear so at once (NOTIFY, sent at the commit)."""
         await self._exec(
-            "UPDATE deliveries SET owner = NULL, last_at = ?, shown = ?"
-            " WHERE chat_id = ? AND owner = ?",
+            "WITH freed AS (UPDATE deliveries SET owner = NULL, last_at = ?, shown = ?"
+            " WHERE chat_id = ? AND owner = ? RETURNING chat_id)"
+            " SELECT pg_notify(?, chat_id::text) FROM freed",
             lease.last_at,
             json.dumps(lease.shown),
             lease.chat_id,
             self.proc_id,
+            LEASE_CHANNEL,
         )
+
+    async def lease_wait(self, chat_id: int) -> None:
+        """Until another process gives the chat's delivery back (its notice), or
+        :data:`LEASE_WAIT_S` at most (a notice missed, a holder that died): no polling."""
+        event = self._freed.setdefault(chat_id, asyncio.Event())
+        try:
+            await asyncio.wait_for(event.wait(), LEASE_WAIT_S)
+        except TimeoutError:
+            pass
+        finally:
+            if self._freed.get(chat_id) is event and event.is_set():
+                del self._freed[chat_id]
+
+    def _heard(self, conn: object, pid: int, channel: str, payload: object) -> None:
+        try:
+            chat_id = int(str(payload))
+        except ValueError:
+            return
+        event = self._freed.pop(chat_id, None)
+        if event is not None:
+            event.set()
 
     async def pace(self, interval: float) -> float:
         """A turn in the bot's budget of calls over all processes: when it is (epoch s)."""

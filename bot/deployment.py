@@ -16,11 +16,10 @@ database (bot.coord). The core asks it, and never which one it is, to
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from typing import Any, Protocol
@@ -51,6 +50,13 @@ class Registry(Protocol):
     poster: Poster  # the sender's queues, past the tenure
 
     def get(self, table_id: int) -> Table | None: ...
+
+    def unpark(self, table_id: int) -> bool: ...
+
+    def parked_at(self, chat_id: int, thread_id: int | None) -> int | None: ...
+
+    @property
+    def parked(self) -> Mapping[int, object]: ...
 
     def row(self, table: Table) -> S.TableRow: ...
 
@@ -121,6 +127,13 @@ class Deployment(Protocol):
 
     def pace(self, per_s: float, burst: int) -> Pace: ...
 
+    async def park(self, tables: Registry, table: Table) -> bool:
+        """The table leaves memory idle: stored with what it holds besides its state (True:
+        this process finds it again by its own list of parked tables)."""
+
+    async def tables_of_user(self, user_id: int) -> list[int]:
+        """Open tables of ``user_id`` this process may not hold (candidates, from storage)."""
+
     async def start(self, tables: Registry, after_restart: AfterRestart) -> int: ...
 
     async def leave(self) -> None:
@@ -160,10 +173,36 @@ class Single:
     async def find(
         self, tables: Registry, table_id: int, chat_id: int | None = None
     ) -> Table | None:
-        return tables.get(table_id)
+        """In memory, or brought back from storage if it left memory idle."""
+        table = tables.get(table_id)
+        if table is not None or table_id not in tables.parked:
+            return table
+        return await self._back(tables, table_id)
 
     async def find_at(self, tables: Registry, chat_id: int, thread_id: int | None) -> Table | None:
-        return tables.at(chat_id, thread_id)
+        table = tables.at(chat_id, thread_id)
+        if table is not None:
+            return table
+        parked = tables.parked_at(chat_id, thread_id)
+        return None if parked is None else await self._back(tables, parked)
+
+    async def _back(self, tables: Registry, table_id: int) -> Table | None:
+        """A table that left memory idle, as it was (its memory stored with it)."""
+        row = await self.storage.load_table(table_id)
+        if row is None or row.status not in (*S.ACTIVE, TableStatus.OVER):
+            tables.unpark(table_id)
+            return None
+        try:
+            table = await tables.load(row)
+        except (BadMatchRecord, ValueError) as e:
+            log.error("table %s does not load again (%s)", table_id, type(e).__name__)
+            tables.unpark(table_id)
+            return None
+        known = tables.get(table_id)  # brought back meanwhile by another update
+        if known is not None:
+            return known
+        tables.add(table)
+        return table
 
     async def save(
         self,
@@ -182,6 +221,18 @@ class Single:
 
     def pace(self, per_s: float, burst: int) -> Pace:
         return Pace(per_s, burst)
+
+    async def park(self, tables: Registry, table: Table) -> bool:
+        """Stored with its memory (what a press needs besides the state and the actions)."""
+        if table.status not in (*S.ACTIVE, TableStatus.OVER):
+            return False
+        row = tables.row(table)
+        row.mem = table.mem()
+        await self.storage.save_table(row)
+        return True
+
+    async def tables_of_user(self, user_id: int) -> list[int]:
+        return []  # every table of this process is in memory or parked
 
     async def start(self, tables: Registry, after_restart: AfterRestart) -> int:
         """Every unfinished table rebuilt from storage, what the last run stored and did not
@@ -261,9 +312,10 @@ class Shared:
         set; then the messages are sent. A table found unsettled (a process died halfway) is
         shown again first, as after a restart."""
         async with self.coord.table_lock(table.id) as stored:
-            if stored is not None and stored[0] != table.rev:
+            elsewhere = stored is not None and stored[0] != table.rev
+            if elsewhere:
                 await self.catch_up(tables, table)
-            table.saved_mem = before = table.mem()
+            before = table.mem()
             table.changes = 0
             with tenure() as posted:
                 if stored is not None and not stored[1]:
@@ -273,6 +325,11 @@ class Shared:
                 await self._settle(tables, table, posted)
             else:
                 await self.timers.flush()
+        if elsewhere and tables.get(table.id) is table:
+            # another process served the table since this one did: it is that one's (its
+            # next update here brings it back from storage); a process holds only the
+            # tables it serves
+            tables.drop(table)
 
     @asynccontextmanager
     async def current(self, tables: Registry, table: Table) -> AsyncIterator[None]:
@@ -328,7 +385,7 @@ class Shared:
         settle: bool = False,
         also: Callable[[Any], Awaitable[None]] | None = None,
     ) -> list[int]:
-        row.mem = table.saved_mem = table.mem()
+        row.mem = table.mem()
         row.settled = settle  # a change's own saves leave it unsettled until its end
         ids = await self.storage.save_table(row, entries, outbox, expect_rev=table.rev, also=also)
         table.rev = row.rev
@@ -412,7 +469,7 @@ class Shared:
         ends with its newest content); the chat's pace goes on from the last call any process
         made to it, and what waits for it is what the outbox holds for it."""
         while (lease := await self.coord.lease(chat_id)) is None:
-            await asyncio.sleep(0.02)
+            await self.coord.lease_wait(chat_id)  # its holder's notice (bot.coord), no poll
         try:
             chat.last = max(chat.last, time.monotonic() - (time.time() - lease.last_at))
             before = chat.waiting()
@@ -436,6 +493,12 @@ class Shared:
     def pace(self, per_s: float, burst: int) -> Pace:
         return SharedPace(self.coord, per_s, burst)
 
+    async def park(self, tables: Registry, table: Table) -> bool:
+        return False  # stored with its memory at every change; found in storage again
+
+    async def tables_of_user(self, user_id: int) -> list[int]:
+        return await self.storage.tables_of_user(user_id)
+
     # -- life -----------------------------------------------------------------------------------
     async def start(self, tables: Registry, after_restart: AfterRestart) -> int:
         """This process takes part: the unfinished tables loaded (to answer at once; each is
@@ -445,6 +508,8 @@ class Shared:
         await self.coord.start()
         found = await tables.restore()
         await after_restart(found)
+        for table in found:  # each comes back from storage with its next update here
+            tables.drop(table)
         self.timers.start()
         self.takeover = Takeover(tables, self.coord)
         self.takeover.start()

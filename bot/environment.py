@@ -35,6 +35,7 @@ class Environment:
     webhook_listen: str = "0.0.0.0"  # GOUJI_WEBHOOK_LISTEN
     webhook_port: int = 8080  # GOUJI_WEBHOOK_PORT
     webhook_secret: str | None = field(default=None, repr=False)  # TELEGRAM_WEBHOOK_SECRET
+    memreport: str | None = None  # GOUJI_MEMREPORT: memory by owner written here on SIGUSR1
     process: str = ""  # GOUJI_PROCESS: this process's name among several (in its id and logs)
 
     def heartbeat_of(self) -> str:
@@ -77,6 +78,7 @@ class Environment:
             if (port := env.get("GOUJI_WEBHOOK_PORT", "")).isdigit()
             else 8080,
             webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET") or None,
+            memreport=env.get("GOUJI_MEMREPORT") or None,
             process=env.get("GOUJI_PROCESS", ""),
         )
 

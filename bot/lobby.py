@@ -180,7 +180,7 @@ class Lobby:
             # a player coming back to a running game gets the hand again, or the seat the
             # table had voted to the AI
             if not await self.absence.reclaim(user):
-                for tb in self.tables.all():
+                for tb in await self.tables.of_user(user.id):
                     mine = tb.seat_of(user.id)
                     if tb.status == TableStatus.PLAYING and mine is not None:
                         await self.moves.resend_hand(user)

@@ -74,7 +74,7 @@ class Moves:
     async def resend_hand(self, user: UserInfo) -> bool:
         """The hand message again, as a new message at the bottom of the DM (``/hand``)."""
         found = False
-        for table in self.tables.all():
+        for table in await self.tables.of_user(user.id):
             seat = table.seat_of(user.id)
             if seat is None or table.match is None:
                 continue

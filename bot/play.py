@@ -208,6 +208,9 @@ class Play:
             case HandOp.CONFIRM | HandOp.SURE:
                 pending = table.confirm.get(seat)
                 if pending is None or pending.what == AUTO or pending.version != m.version:
+                    # the confirmation asked for is gone (a 取消 on the way, a restart): the
+                    # keyboard as it is now, so that nobody keeps a confirmation that never works
+                    self.moves.post_hand(table, seat)
                     return Answer(t(lang, "bot.stale"))
                 return Action(seat, Do.PLAY, pending.what)
             case HandOp.OPTION:

@@ -16,6 +16,8 @@ from .storyqueue import LATER
 log = logging.getLogger("gouji.queues")
 INFO_WAITING = 3  # command answers a chat's queue holds at once (a flood of /help drops the rest)
 QUEUED_KEPT = 4096  # stored messages' ids remembered as queued (a stored message queued once)
+SWEEP_EVERY = 1024  # posts between two sweeps of the chats that went quiet
+QUIET_S = 60.0  # a chat with nothing waiting and no call for this long is forgotten
 
 
 @dataclass
@@ -129,18 +131,32 @@ class Queues:
         self.idle = asyncio.Event()
         self.idle.set()
         self.delivering = 0  # messages taken from a queue and not yet delivered
+        self._posts = 0
 
     def post(self, out: Out) -> None:
         if LATER.get() and not out.later:  # posted by a story answer (bot.storyqueue)
             out = replace(out, later=True)
         chat = self.chats.get(out.chat_id)
         if chat is None:
+            self._posts += 1
+            if self._posts % SWEEP_EVERY == 0:
+                self.sweep()
             chat = self.chats[out.chat_id] = ChatQueue(self.started)
         self.moot(chat.add(out))
         self.idle.clear()
         if chat.worker is None or chat.worker.done():
             self._woken[out.chat_id] = None
             self._wake.set()
+
+    def sweep(self, now: float | None = None) -> None:
+        """Chats quiet for :data:`QUIET_S` (nothing waiting, no worker, no call meanwhile)
+        forgotten: the map holds the chats being delivered to, not every chat ever met (a
+        call this long ago says nothing of the chat's pace)."""
+        now = time.monotonic() if now is None else now
+        for chat_id, chat in list(self.chats.items()):
+            idle = chat.worker is None or chat.worker.done()
+            if idle and not chat.queue and now - chat.last > QUIET_S:
+                del self.chats[chat_id]
 
     def moot(self, outs: list[Out]) -> None:
         """Messages replaced by a newer content: never sent, out of the outbox."""

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import sys
 from dataclasses import replace
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from telegram import Bot, Update
@@ -73,6 +74,7 @@ def run_polling(env: Environment) -> int:
         heartbeat=Heartbeat(heartbeat_path(env.db_path, env.heartbeat_of())),
         process=env.process,
         webhook=bool(env.webhook_url),
+        memreport=Path(env.memreport) if env.memreport else None,
     )
     server = env.base_url or "Telegram's Bot API"
     problem = asyncio.run(bot_problem(env.token, env.base_url, server))

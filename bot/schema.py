@@ -135,7 +135,14 @@ CREATE INDEX updates_seen_at ON updates_seen (seen_at);
 ALTER TABLE deliveries ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
+# Version 7: an update's claim says the process handling it (`owner`): a claim left by a process
+# that died (it beats no more, or, on SQLite, an earlier run) is taken over at once, not after a
+# minute of its chat's updates refused (bot.seen).
+_V7 = """
+ALTER TABLE updates_seen ADD COLUMN owner TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 
 
 PG_VERSION_TABLE = "gouji_schema"

@@ -4,17 +4,23 @@ when its handling starts (``updates_seen``, schema version 6) and marked done wh
 Telegram (or a proxy trying the next process) delivers an update again when no answer came:
 a second delivery of an update handled to its end is answered at once and not handled again
 (``/replay`` and ``/record`` never post twice); one still being handled elsewhere is answered
-"try later" (503), so that a process killed while handling it loses nothing — its claim is
-taken over once older than :data:`CLAIM_S`. Ids are forgotten after :data:`KEPT_S`.
+"try later" (503), so that a process killed while handling it loses nothing. A claim says
+its process (schema version 7): one left by a process that is dead — it beats no more in
+``procs`` (bot.coord), or, one process on SQLite, it was an earlier run — is taken over at once
+(else the chat would get none of its updates until then: a killed process froze its players'
+chats for a minute); any claim once older than :data:`CLAIM_S`. Ids are forgotten after
+:data:`KEPT_S`.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable
 from enum import Enum
 from typing import Protocol
 
+from .coord import DEAD_S  # a process silent this long in `procs` is dead
 from .sql_storage import SqlStorage
 
 KEPT_S = 86400.0  # an update's id is remembered a day (Telegram gives up long before)
@@ -43,16 +49,26 @@ class StoredUpdates:
         self.storage = storage
         self.clock = clock
         self._claims = 0
+        self._run = f"run:{uuid.uuid4().hex[:12]}"  # this run's, when no coord names the process
+
+    @property
+    def owner(self) -> str:
+        """Who claims: the process as bot.coord names it (several on PostgreSQL), else this run."""
+        return self.storage.owner or self._run
 
     async def claim(self, update_id: int) -> Seen:
         now = self.clock()
         async with self.storage._unit() as tx:
             rows = await tx.fetch(
-                "INSERT INTO updates_seen (update_id, seen_at, done) VALUES (?, ?, 0)"
-                " ON CONFLICT (update_id) DO UPDATE SET seen_at = excluded.seen_at"
-                " WHERE updates_seen.done = 0 AND updates_seen.seen_at < ?"
+                "INSERT INTO updates_seen (update_id, seen_at, done, owner) VALUES (?, ?, 0, ?)"
+                " ON CONFLICT (update_id) DO UPDATE"
+                " SET seen_at = excluded.seen_at, owner = excluded.owner"
+                " WHERE updates_seen.done = 0 AND (updates_seen.seen_at < ?"
+                " OR updates_seen.owner IS NOT NULL AND updates_seen.owner <> excluded.owner"
+                " AND NOT EXISTS (SELECT 1 FROM procs p"
+                " WHERE p.proc_id = updates_seen.owner AND p.beat_at > ?))"
                 " RETURNING update_id",
-                (update_id, now, now - CLAIM_S),
+                (update_id, now, self.owner, now - CLAIM_S, time.time() - DEAD_S),
             )
             if not rows:
                 found = await tx.fetch(

@@ -122,8 +122,8 @@ class Sender:
                 self._forgetting.add(task)
                 task.add_done_callback(self._forgetting.discard)
             for chat_id in chats:
-                chat = self.queues.chats[chat_id]
-                if chat.worker is None or chat.worker.done():
+                chat = self.queues.chats.get(chat_id)
+                if chat is not None and (chat.worker is None or chat.worker.done()):
                     chat.worker = loop.create_task(self._run(chat_id, chat))
 
     async def drain(self, timeout: float = 30.0) -> None:

@@ -438,6 +438,17 @@ class SqlStorage:
         )
         return [_table(r) for r in rows]
 
+    async def tables_of_user(self, user_id: int) -> list[int]:
+        """The open tables whose stored seats name ``user_id`` (seated, or their seat taken
+        over by the AI): a candidate list, each to be checked against its state."""
+        rows = await self._rows(
+            "SELECT table_id FROM game_tables WHERE (status IN ('lobby', 'playing')"
+            " OR (status = 'over' AND updated_at > ?)) AND (state LIKE ? OR state LIKE ?)"
+            " ORDER BY table_id",
+            (time.time() - OVER_KEPT_S, f'%"user": {int(user_id)}%', f'%"away": {int(user_id)}%'),
+        )
+        return [int(r[0]) for r in rows]
+
     # -- finished games ---------------------------------------------------------------------------
 
     async def save_game(

@@ -9,7 +9,9 @@ spectator's view (``view(None)``).
 from __future__ import annotations
 
 import asyncio
+import io
 import pickle
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -38,6 +40,7 @@ from renderers import (
 from renderers.dm import table_lines
 from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit, visible_length
 from renderers.hand_image import render_out
+from renderers.i18n import Catalog
 
 from .handkeys import Pending, situation
 from .hold import Hold
@@ -55,6 +58,20 @@ from .outbox import Out, Slot, SlotKind
 from .quiet import own_side_burn
 
 LOG_LIMIT = 3500  # characters of a log message before the next one starts
+
+
+class _MemPickler(pickle.Pickler):
+    """:meth:`Table.mem`'s pickler: a catalog by its language alone."""
+
+    def persistent_id(self, obj: object) -> str | None:
+        return f"catalog:{obj.lang}" if isinstance(obj, Catalog) else None
+
+
+class _MemUnpickler(pickle.Unpickler):
+    def persistent_load(self, pid: object) -> Catalog:
+        if isinstance(pid, str) and pid.startswith("catalog:"):
+            return Catalog.load(pid.removeprefix("catalog:"))
+        raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
 @dataclass
@@ -80,20 +97,24 @@ class Table:
     confirm: dict[int, Pending] = field(default_factory=dict)  # seat → a tap to confirm
     hold: Hold | None = None  # automatic passes shown at a human pace (bot.hold), if any
     rev: int = 0  # the table's saves so far, as stored (several processes: bot.coord)
-    saved_mem: bytes = b""  # mem() as stored last (several processes)
     changes: int = 0  # saves during the current tenure (several processes)
+    used: float = field(default_factory=time.monotonic)  # when last held (idle tables leave)
 
     MEM = ("selection", "hinted", "votes", "confirm", "hold", "note", "lines", "transcript")
 
     def mem(self) -> bytes:
         """What the table's next press needs besides its stored state and actions (chosen
-        cards, a hint shown, votes, a hold, the transcript), for another process to go on."""
-        return pickle.dumps({k: getattr(self, k) for k in self.MEM}, pickle.HIGHEST_PROTOCOL)
+        cards, a hint shown, votes, a hold, the transcript), for another process to go on. A
+        language's catalog is named, not copied (each copy would be 35 KB here and 140 KB
+        loaded again: every process keeps one catalog a language)."""
+        buf = io.BytesIO()
+        _MemPickler(buf, pickle.HIGHEST_PROTOCOL).dump({k: getattr(self, k) for k in self.MEM})
+        return buf.getvalue()
 
     def take_mem(self, data: bytes) -> None:
         """:meth:`mem` of another process's copy put in place (ValueError: not ours)."""
         try:
-            mem = pickle.loads(data)  # the bot's own database, written by mem()
+            mem = _MemUnpickler(io.BytesIO(data)).load()  # the bot's own database, by mem()
         except Exception as e:
             raise ValueError(f"table {self.id}: its memory does not load") from e
         if not isinstance(mem, dict) or set(mem) != set(self.MEM):
@@ -128,6 +149,11 @@ class Table:
 
     def names(self) -> list[str]:
         return [s.name if s else "" for s in self.st.seats]
+
+    def users(self) -> tuple[int, ...]:
+        """The users seated, and those whose seat the AI took over (they may claim it back)."""
+        out = [u for s in self.st.seats if s is not None for u in (s.user, s.away)]
+        return tuple(u for u in out if u is not None)
 
     def seat_of(self, user: int) -> int | None:
         for i, s in enumerate(self.st.seats):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -34,6 +35,8 @@ from .tenure import Poster, TenurePoster
 from .timers import Job, TimerKind
 
 log = logging.getLogger("gouji.tables")
+IDLE_S = 600.0  # a table untouched this long leaves memory (back from storage when needed)
+SWEEP_S = 60.0  # how often idle tables are looked for
 # the named timers a table may have (``timer_name``; a hold runs as its step)
 TIMERS = (TimerKind.STEP, TimerKind.REMIND, TimerKind.COUNTDOWN, TimerKind.READY)
 
@@ -81,6 +84,15 @@ def timer_name(kind: TimerKind, table_id: int) -> str:
     return f"{kind}:{table_id}"
 
 
+@dataclass(frozen=True)
+class Parked:
+    """A table that left memory idle: where it is, and who sits there."""
+
+    chat_id: int
+    thread_id: int | None
+    users: tuple[int, ...]
+
+
 class Tables:
     """Tables by id and by (chat, topic); their storage; chats and users."""
 
@@ -107,6 +119,9 @@ class Tables:
         self._resumers: dict[TableStatus, Callable[[Table], None]] = {}
         self.by_id: dict[int, Table] = {}
         self.where: dict[tuple[int, int | None], int] = {}  # (chat, topic) → table id
+        # tables that left memory idle (evict), by id: their (chat, topic) and seated users
+        # (one process: where to find them again; storage has the rest)
+        self.parked: dict[int, Parked] = {}
         # a chat's lock lives while someone holds or awaits it: the map does not grow with
         # every chat the bot has ever seen
         self._chat_locks: weakref.WeakValueDictionary[tuple[int, int | None], asyncio.Lock] = (
@@ -153,13 +168,69 @@ class Tables:
         this process alone, brought up to date first, and stored with the messages the change
         caused at its end: bot.deployment)."""
         async with table.lock, self.deployment.hold(self, table):
+            table.used = time.monotonic()
             yield table
+
+    async def of_user(self, user_id: int) -> list[Table]:
+        """The open tables where ``user_id`` is seated (or whose seat was theirs): in memory,
+        or brought back from storage (one that left memory idle; several processes: one
+        another process serves)."""
+        ids = [t.id for t in self.by_id.values() if user_id in t.users()]
+        ids += [tid for tid, p in self.parked.items() if user_id in p.users]
+        ids += await self.deployment.tables_of_user(user_id)
+        found = [await self.find(tid) for tid in dict.fromkeys(ids)]
+        return [t for t in found if t is not None and user_id in t.users()]
+
+    def unpark(self, table_id: int) -> bool:
+        """The table left memory idle here (it is brought back now)."""
+        return self.parked.pop(table_id, None) is not None
+
+    def parked_at(self, chat_id: int, thread_id: int | None) -> int | None:
+        for tid, p in self.parked.items():
+            if (p.chat_id, p.thread_id) == (chat_id, thread_id):
+                return tid
+        return None
+
+    async def evict(self, table: Table) -> bool:
+        """The table leaves memory (idle: nobody holds it), stored with what it holds besides
+        its state and actions; it comes back as it was on its next update (:meth:`find`).
+        False if it is in use."""
+        if table.lock.locked() or self.by_id.get(table.id) is not table:
+            return False
+        async with self.locked(table):
+            if self.by_id.get(table.id) is not table:
+                return False
+            if await self.deployment.park(self, table):
+                self.parked[table.id] = Parked(table.chat_id, table.thread_id, table.users())
+            self.drop(table)
+        return True
+
+    async def sweep(self, idle_s: float = IDLE_S, now: float | None = None) -> int:
+        """Tables untouched for ``idle_s`` leave memory (:meth:`evict`); how many."""
+        now = time.monotonic() if now is None else now
+        gone = 0
+        for table in list(self.by_id.values()):
+            if now - table.used >= idle_s and await self.evict(table):
+                gone += 1
+        if gone:
+            log.info("%d idle table(s) left memory", gone)
+        return gone
+
+    async def sweeping(self, every: float = SWEEP_S, idle_s: float = IDLE_S) -> None:
+        """:meth:`sweep` every ``every`` seconds for as long as the task runs."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.sweep(idle_s)
+            except Exception:  # storage away a moment: the next sweep tries again
+                log.exception("idle tables stay in memory")
 
     def chat_lock(self, chat_id: int, thread_id: int | None) -> asyncio.Lock:
         """The lock of a (chat, topic): held while its table is opened or closed."""
         return self._chat_locks.setdefault((chat_id, thread_id), asyncio.Lock())
 
     def add(self, table: Table) -> None:
+        self.parked.pop(table.id, None)
         self.by_id[table.id] = table
         at = (table.chat_id, table.thread_id)
         there = self.by_id.get(self.where.get(at, table.id))

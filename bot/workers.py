@@ -28,6 +28,7 @@ from functools import partial
 from typing import TypeVar
 
 from .lanes import Reviews, heavy, lower_priority
+from .trim import TRIM_EVERY_S, trim
 
 log = logging.getLogger("gouji.workers")
 T = TypeVar("T")
@@ -39,8 +40,12 @@ def _worker_start(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
+        beats = 0
         while os.getppid() == parent:
             time.sleep(1.0)
+            beats += 1
+            if beats % TRIM_EVERY_S == 0:  # pictures' buffers given back (bot.trim)
+                trim()
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()

@@ -41,6 +41,9 @@ _ANSWERS = {
 }
 
 
+_SPENT = random.Random(0)  # a setup's generator once its play began (never drawn from)
+
+
 class Setup:
     """The deal phase of game ``number`` (1-based) of a match."""
 
@@ -181,6 +184,10 @@ class Setup:
         )
         ask = self.game.asked()
         self.events.append(Event(EventType.LEADER, ask[0] if ask else leader, reason=reason))
+        # the deal's suits and its generator served their turn (no re-deal once the play is
+        # on): a table in play does not keep them (a sixth of its memory)
+        self.suited = []
+        self.rng = _SPENT
 
     # -- questions and actions ---------------------------------------------------------------
     def asked(self) -> tuple[int, Ask] | None:

@@ -301,9 +301,9 @@ async def test_heavy_work_has_its_own_lane_and_reviews_go_one_at_a_time() -> Non
     from functools import partial
 
     from bot.lanes import Reviews, heavy, review_budget
-    from bot.story import replay_frame
     from bot.workers import Workers
     from renderers import render_hand
+    from renderers.replay import replay_frame
 
     assert heavy(partial(replay_frame, "{}", (), "zh", 0)) and not heavy(partial(render_hand, "3"))
     workers = Workers(0)
@@ -336,7 +336,7 @@ def replay_frame_thread(_: str) -> str:
     return threading.current_thread().name
 
 
-replay_frame_thread.__module__, replay_frame_thread.__name__ = "bot.story", "replay_frame"
+replay_frame_thread.__module__, replay_frame_thread.__name__ = "renderers.replay", "replay_frame"
 
 
 async def test_a_chats_story_queue_coalesces_weighs_and_refuses_past_its_bound() -> None:
@@ -404,3 +404,57 @@ class NoMembers:
 
     async def is_member(self, chat_id: int, user_id: int) -> bool:
         return True
+
+
+async def test_the_hard_ai_searches_outside_the_tables_lock(tmp_path: Path) -> None:
+    """Attack 4: while a hard AI seat searches (held here until released), its table's lock
+    is free — a press, a timer, a story answer never waits on the pool — and once the search
+    ends its move is applied (the table unchanged meanwhile)."""
+    import asyncio
+    import random
+
+    from bot.aimove import decide_snapshot
+    from bot.model import AiLevel
+    from bot.offline.simplayers import SimPlayer
+
+    async with world(tmp_path, seed=11) as w:
+        g = w.api.group(-5111, "深算")
+        (me,) = people(w, 1, base=790)
+        await open_and_seat(w, g, [me])
+        await press_lobby(w.api, g, me, LobbyOp.FILL)
+        table = w.table(g)
+        for s in table.st.seats:
+            if s is not None and s.user is None:
+                s.level = AiLevel.HARD
+        moves = w.parts.moves
+        real, gate, entered = moves.workers, asyncio.Event(), asyncio.Event()
+
+        class Held:
+            async def run(self, fn: Any, *args: Any) -> Any:
+                if fn is decide_snapshot and not gate.is_set():
+                    entered.set()
+                    await gate.wait()
+                return await real.run(fn, *args)
+
+        moves.workers = Held()  # type: ignore[assignment]
+        await press_lobby(w.api, g, me, LobbyOp.GO)
+        person = SimPlayer(w.api, me, random.Random(1), follow=True)
+        for _ in range(600):
+            if entered.is_set():
+                break
+            await person.step(patient=True)
+            await asyncio.sleep(0.05)
+        assert entered.is_set(), "no hard AI seat was asked"
+        m = table.match
+        assert m is not None
+        version = m.version
+        async with asyncio.timeout(2.0):  # free while the search runs
+            async with w.parts.tables.locked(table):
+                assert m.version == version
+        gate.set()
+        for _ in range(200):
+            if m.version > version:
+                break
+            await asyncio.sleep(0.05)
+        assert m.version > version  # the searched move applied
+        moves.workers = real

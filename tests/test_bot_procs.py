@@ -55,7 +55,12 @@ KNOBS = {
     "GOUJI_WORKERS": "1",
 }
 SEAT_WAIT_S = 10.0  # a lobby press shown (the group paced at 0.2 s)
-DEADLINE_S = 240.0  # a game still going then is stalled (a prompt lost)
+# a game that stores no action for this long is stalled (a prompt lost): measured from its last
+# action, not from the start, so that a loaded machine (a restart taking 15 s, the games
+# crawling at load 30 on 2 cores) is not taken for a lost prompt
+STALL_S = 50.0
+DEADLINE_S = 1200.0  # and any game still going then
+START_S = 30.0  # a lobby still open this long after the last table started: its press was lost
 KILL_AT, TERM_AT = 0.3, 0.6  # of the actions a game takes (about: KNOWN_GAME_LENGTH)
 KNOWN_GAME_LENGTH = 100
 
@@ -81,25 +86,45 @@ def shown(api: LocalBotApi, group: SimGroup) -> list[str]:
     ]
 
 
-async def play_to_end(api: LocalBotApi, seated: list[tuple[SimGroup, list[SimUser]]]) -> list[int]:
-    """Simulated players at every table until its game is over; the tables still going at the
-    deadline (stalled)."""
+async def play_to_end(
+    api: LocalBotApi, db: S.SqlStorage, seated: list[tuple[SimGroup, list[SimUser]]]
+) -> list[int]:
+    """Simulated players at every table until its game is over; the tables that stored no
+    action for :data:`STALL_S`, or were still going at :data:`DEADLINE_S` (stalled)."""
     stalled: list[int] = []
+    begun = time.monotonic()
+    moved = {g.id: begun for g, _ in seated}  # when each table last stored an action
+    versions: dict[int, int] = {}
+    playing = True
+
+    async def watch() -> None:
+        while playing:
+            now = time.monotonic()
+            for chat, version in (await _stored_versions(db)).items():
+                if chat in moved and versions.get(chat) != version:
+                    versions[chat], moved[chat] = version, now
+            await asyncio.sleep(0.5)
 
     async def drive(group: SimGroup, users: list[SimUser]) -> None:
         k = -group.id
         players = [SimPlayer(api, u, random.Random(k * 10 + i)) for i, u in enumerate(users)]
         look = random.Random(k)
-        end = time.monotonic() + DEADLINE_S
         while not over(api, group):
-            if time.monotonic() > end:
+            now = time.monotonic()
+            if now - moved[group.id] > STALL_S or now - begun > DEADLINE_S:
                 stalled.append(group.id)
+                print(f"chat {group.id}: no action for {now - moved[group.id]:.0f} s", flush=True)
                 return
             await asyncio.sleep(look.uniform(0.05, 0.2))  # people look at their phones
             for p in players:
                 await p.step(patient=True)
 
-    await asyncio.gather(*(drive(g, us) for g, us in seated))
+    watcher = asyncio.create_task(watch())
+    try:
+        await asyncio.gather(*(drive(g, us) for g, us in seated))
+    finally:
+        playing = False
+        await watcher
     return stalled
 
 
@@ -113,16 +138,21 @@ async def seat(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> None:
 
 
 async def lobbies(db: S.SqlStorage, groups: list[SimGroup]) -> list[int]:
-    """The chats whose table has not started within a moment (their lobby still open)."""
+    """The chats whose table has not started (their lobby still open) :data:`START_S` after
+    the last table that did (the bot deals them one after another, slowly on a loaded
+    machine)."""
     chats = {g.id for g in groups}
     waiting: list[int] = []
-    for _ in range(50):
+    last = time.monotonic()
+    while True:
         rows = await db._rows("SELECT chat_id FROM game_tables WHERE status = 'lobby'")
-        waiting = [c for (c,) in rows if c in chats]
-        if not waiting:
-            break
+        now_waiting = [c for (c,) in rows if c in chats]
+        if len(now_waiting) != len(waiting):
+            last = time.monotonic()
+        waiting = now_waiting
+        if not waiting or time.monotonic() - last > START_S:
+            return waiting
         await asyncio.sleep(0.2)
-    return waiting
 
 
 async def disrupt(cluster: BotCluster, db: S.SqlStorage, done: asyncio.Event) -> Disruptions:
@@ -208,7 +238,7 @@ async def run_games(tmp: Path, url: str, procs: int) -> None:
                 assert not waiting, f"tables that never started (a lobby press lost): {waiting}"
                 disruption = asyncio.create_task(disrupt(cluster, db, done))
                 try:
-                    stalled = await play_to_end(api, seated)
+                    stalled = await play_to_end(api, db, seated)
                 finally:
                     done.set()
                     seen = await disruption

@@ -204,6 +204,7 @@ async def _run(
                 await _play(api, db, [warm], actions)
                 await api.idle(quiet=3.5, timeout=120.0)  # paced edits sent
                 rss0, main0 = bot.rss_kb(), bot.rss_main_kb()
+                heap0 = await bot.heap()
                 seated = [await _table(api, k) for k in range(tables)]
                 await api.idle(quiet=0.3, timeout=300.0)
                 await asyncio.gather(*(_seat(api, g, us) for g, us in seated))
@@ -219,6 +220,7 @@ async def _run(
                 watch.cancel()
                 elapsed = time.perf_counter() - t0
                 rss1, main1 = bot.rss_kb(), bot.rss_main_kb()
+                heap1 = await bot.heap()
                 calls = sum(api.counts().values()) - start_calls
                 lat = api.latency()[start_lat:]
                 methods = api.first_calls()[start_lat:]
@@ -254,6 +256,17 @@ async def _run(
         # of which the bot's own process (the rest: the worker processes' caches)
         "main_rss_kb_per_table": round((main1 - main0) / tables, 1),
         "state_kb_per_table": state_kb,
+        # the bot processes' heap (bot.memreport) by owner, per table played
+        "heap_kb_per_table": {
+            k: round((heap1.get(k, 0) - heap0.get(k, 0)) / tables / 1024, 1)
+            for k in heap1
+            if k != "tables"
+        },
+        "heap_kb_per_table_total": round(
+            sum(v - heap0.get(k, 0) for k, v in heap1.items() if k != "tables") / tables / 1024,
+            1,
+        ),
+        "tables_held": heap1.get("tables", 0),  # over all processes (each held once is 1×)
         "api_calls_per_action": round(calls / max(n, 1), 2),
         "errors": errors,
         "stalled_tables": len(stalled),

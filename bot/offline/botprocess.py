@@ -5,6 +5,7 @@ latency and memory measured apart from the simulated world)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -38,6 +39,9 @@ class BotProcess:
         of its own (:attr:`backend`), the path the URL's. ``index``: ``GOUJI_PROCESS``, which
         process of several it is (in its log)."""
         self.api = api
+        if log is None:
+            assert isinstance(db, Path), "a database URL needs a log path"
+            log = db.with_suffix(".log")
         self.webhook = webhook
         self.port = free_port() if webhook else 0
         hooked = (
@@ -57,12 +61,10 @@ class BotProcess:
             "GOUJI_DB": str(db),
             "NO_PROXY": "127.0.0.1,localhost",
             "GOUJI_PROCESS": str(index),
+            "GOUJI_MEMREPORT": str(log.with_suffix(".mem.json")) if log is not None else "",
             **hooked,
             **knobs,
         }
-        if log is None:
-            assert isinstance(db, Path), "a database URL needs a log path"
-            log = db.with_suffix(".log")
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -123,6 +125,18 @@ class BotProcess:
         """Resident memory now of the bot's own process, without its workers (Linux)."""
         assert self.proc is not None
         return _rss_kb(self.proc.pid)
+
+    async def heap(self) -> dict[str, int]:
+        """Bytes the process holds by owner (bot.memreport), and ``tables``, how many tables
+        it holds."""
+        assert self.proc is not None
+        path = self.log.with_suffix(".mem.json")
+        path.unlink(missing_ok=True)
+        self.proc.send_signal(signal.SIGUSR1)
+        await until(path.exists, 60.0)
+        await asyncio.sleep(0.2)  # written whole
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {**data["bytes"], "tables": data["tables"]}
 
     async def kill(self) -> None:
         """SIGKILL: gone at once, whatever it was doing."""

@@ -122,6 +122,15 @@ class BotCluster:
         """Resident memory now of the running bot processes themselves, summed (Linux)."""
         return sum(p.rss_main_kb() for p in self.procs if p.running)
 
+    async def heap(self) -> dict[str, int]:
+        """Bytes held by owner, every running process's summed (BotProcess.heap)."""
+        out: dict[str, int] = {}
+        for p in self.procs:
+            if p.running:
+                for k, v in (await p.heap()).items():
+                    out[k] = out.get(k, 0) + v
+        return out
+
     def log_text(self) -> str:
         """Every process's log, one after the other."""
         return "".join(

@@ -135,6 +135,7 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
             bot = BotProcess(api, db, knobs, log=Path(tmp) / "hostile.log")
             await bot.start()
             errors: list[str] = []
+            retries: dict[str, int] = {}
             async with S.storage_for(db) as storage:
                 try:
                     seated = [await _table(api, k) for k in range(tables)]
@@ -173,10 +174,17 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
                         if noisy:
                             figures[phase]["hostile"] = dict(counts)
                     errors = _error_lines(bot)
+                    for line in bot.log_text().splitlines():
+                        if "retrying" in line:
+                            why = line.split(": ", 1)[-1].split(" in chat")[0].split(" to chat")[0]
+                            why = why.split("(", 1)[-1].split(")")[0] if "(" in why else why
+                            retries[why] = retries.get(why, 0) + 1
                 finally:
                     await bot.stop()
     for line in errors[:5]:  # the bot's log never holds a hand or the token
         print("  error:", line[:300], file=sys.stderr)
+    for why, n in sorted(retries.items()):  # what the calls given up on met before
+        print(f"  retried: {n} × {why}", file=sys.stderr)
     return figures
 
 

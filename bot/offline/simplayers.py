@@ -230,14 +230,25 @@ async def press_lobby(
     timeout: float = 10.0,
 ) -> None:
     """Press a lobby button (``seat``: which seat to take) and wait until the lobby shows the
-    result (the bot paces its group messages, so the edit may come a little later)."""
-    lobby = lobby_message(api, group)
-    edits = lobby.edits
-    data = button_data(lobby, op, seat)
-    if data is None:
-        raise LookupError(op)
-    await user.press(lobby, data=data)
+    result (the bot paces its group messages, so the edit may come a little later). A lobby
+    not shown yet, or without that button yet (the bot is slow on a loaded machine: its
+    message comes after the server fell quiet), is waited for as long: LookupError then."""
     loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        try:
+            lobby = lobby_message(api, group)
+            data = button_data(lobby, op, seat)
+        except LookupError:
+            data = None
+        if data is not None:
+            break
+        if loop.time() >= end:
+            lobby_message(api, group)  # LookupError: no lobby message
+            raise LookupError(op)
+        await asyncio.sleep(0.05)
+    edits = lobby.edits
+    await user.press(lobby, data=data)
     end = loop.time() + timeout
     while lobby.edits == edits and loop.time() < end:
         await asyncio.sleep(0.05)
