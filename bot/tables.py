@@ -38,7 +38,7 @@ log = logging.getLogger("gouji.tables")
 IDLE_S = 600.0  # a table untouched this long leaves memory (back from storage when needed)
 SWEEP_S = 60.0  # how often idle tables are looked for
 # the named timers a table may have (``timer_name``; a hold runs as its step)
-TIMERS = (TimerKind.STEP, TimerKind.REMIND, TimerKind.COUNTDOWN)
+TIMERS = (TimerKind.STEP, TimerKind.REMIND, TimerKind.COUNTDOWN, TimerKind.READY)
 
 
 @dataclass(frozen=True)
@@ -380,6 +380,8 @@ class Tables:
                 return st.lobby_msg
             case SlotKind.TABLE:
                 return st.table_msg
+            case SlotKind.READY:
+                return st.ready_msg
             case SlotKind.LOG:
                 return st.log_msgs.get(slot.index)
             case SlotKind.HAND:
@@ -406,6 +408,8 @@ class Tables:
                 st.lobby_msg = message_id
             case SlotKind.TABLE:
                 st.table_msg = message_id
+            case SlotKind.READY:
+                st.ready_msg = message_id
             case SlotKind.LOG:
                 st.log_msgs = {p: m for p, m in st.log_msgs.items() if p >= slot.index - 1}
                 st.log_msgs[slot.index] = message_id

@@ -33,6 +33,7 @@ class TimerKind(StrEnum):
     HOLD = "hold"  # a skipped seat's think-time over (bot.moves, bot.hold)
     REMIND = "remind"  # half the turn gone: the asked player reminded (bot.moves)
     COUNTDOWN = "countdown"  # the lobby's pickup countdown over (bot.lobby)
+    READY = "ready"  # 再来一局's ready check over (bot.ready)
 
 
 @dataclass(frozen=True)
