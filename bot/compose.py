@@ -24,6 +24,7 @@ from .play import Play
 from .queues import Queues
 from .router import Router
 from .sender import Sender
+from .slots import TableSlots
 from .story import Story
 from .story_storage import StoryStore
 from .tables import Config, Tables
@@ -104,7 +105,7 @@ def compose(
         bot,
         queues,
         deployment,
-        slots=tables,
+        slots=TableSlots(tables),
         uploads=Uploads(storage),
         outbox=storage,
         on_refused=refused,
