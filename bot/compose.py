@@ -26,6 +26,7 @@ from .queues import Queues
 from .ready import Ready
 from .router import Router
 from .sender import Sender
+from .slots import TableSlots
 from .story import Story
 from .story_storage import StoryStore
 from .tables import Config, Tables
@@ -110,7 +111,7 @@ def compose(
         bot,
         queues,
         deployment,
-        slots=tables,
+        slots=TableSlots(tables),
         uploads=Uploads(storage),
         outbox=storage,
         on_refused=refused,
