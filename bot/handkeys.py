@@ -25,6 +25,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from engine.actions import Action, IllegalAction
 from engine.cards import BIG, NRANKS, RANK_CHARS, SMALL, THREE, TWO, Counts, fmt, minus, parse
@@ -42,33 +43,63 @@ EXTRAS = (TWO, SMALL, BIG)  # cards that join a play of another rank (贴钱, �
 EMPTY_SELECTION: Counts = (0,) * NRANKS
 ANSWERS = (Ask.ANSWER, Ask.BURN, Ask.LAST)  # asks answered by beating the top
 ROW_UNITS = 33  # a 390 px phone row: about three buttons of eleven narrow characters
-AUTO = "auto"  # what a pending 托管 confirmation waits for
 LEAD_TAPS_RANKS = 2  # a lead's ▶ 2s and jokers alone are offered from this few plain ranks left
 
 Move = tuple[HandOp, str]  # a building button: its op and argument, as in its callback data
 
 
+class PendingKind(Enum):
+    """What a tap waiting for its confirmation is: 托管 or a play."""
+
+    AUTO = "auto"  # 托管 asked for: 确认托管 or 取消, any version
+    PLAY = "play"  # a play's cards, confirmed only in the turn it was tapped in
+
+
 @dataclass(frozen=True)
 class Pending:
-    """A tap waiting for its confirmation: 托管 (:data:`AUTO`, any version) or a play's cards
-    (a burn that will fail, a ▶ play that spends 2s or jokers or splits a 够级) at the match
-    version it was tapped at: a confirmation from another turn is stale."""
+    """A tap waiting for its confirmation: 托管 (any version) or a play's cards (a burn that
+    will fail, a ▶ play that spends 2s or jokers or splits a 够级) at the match version it was
+    tapped at: a confirmation from another turn is stale."""
 
     version: int
-    what: str
+    kind: PendingKind
+    cards: str = ""  # the play's cards (PLAY only)
+
+    @classmethod
+    def auto(cls, version: int) -> Pending:
+        return cls(version, PendingKind.AUTO)
+
+    @classmethod
+    def play(cls, version: int, cards: str) -> Pending:
+        return cls(version, PendingKind.PLAY, cards)
+
+    @property
+    def is_auto(self) -> bool:
+        return self.kind is PendingKind.AUTO
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A table stored before the kind was typed: ``what`` was "auto" or the cards."""
+        if "what" in state:
+            what = str(state.pop("what"))
+            auto = what == PendingKind.AUTO.value
+            state["kind"] = PendingKind.AUTO if auto else PendingKind.PLAY
+            state["cards"] = "" if auto else what
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
 
 
 @dataclass(frozen=True)
 class Situation:
     """What the keyboard needs beyond the legal plays: how beating the top is called (``burn``:
     "burn" 烧, "counter" 反烧, "break" 解烧, or ""), the burns that cannot meet their duty, a
-    pending confirmation ("", :data:`AUTO` or a play's cards), and a lead's ▶ plays of 2s or
-    jokers alone (:func:`lead_taps`)."""
+    play waiting for its confirmation (its cards, or ""), and a lead's ▶ plays of 2s or jokers
+    alone (:func:`lead_taps`); ``auto_asked``: 托管 waits for its confirmation."""
 
     burn: str = ""
     risky: frozenset[str] = frozenset()
     pending: str = ""
     leads: tuple[str, ...] = ()
+    auto_asked: bool = False
 
 
 NOTHING_SPECIAL = Situation()  # an ordinary answer or lead, nothing waiting for a confirmation
@@ -87,11 +118,12 @@ def situation(match: Match, seat: int, pending: Pending | None = None) -> Situat
         risky = frozenset(str(p) for p in legal.plays if game.burn_feasible(seat, str(p)) is False)
     elif legal.ask in ANSWERS and top_burn:
         burn = "break"
-    what = ""
-    if pending is not None and (pending.what == AUTO or pending.version == match.version):
-        what = pending.what
+    cards = ""
+    if pending is not None and not pending.is_auto and pending.version == match.version:
+        cards = pending.cards
+    asked = pending is not None and pending.is_auto
     leads = tuple(str(p) for p in lead_taps(match, seat)) if legal.any_lead else ()
-    return Situation(burn, risky, what, leads)
+    return Situation(burn, risky, cards, leads, asked)
 
 
 def duty_shortfall(hand: Counts, cards: str, bie3: bool) -> tuple[int, int]:
@@ -378,11 +410,11 @@ def pack(buttons: Sequence[Button], most: int, sizes: Sequence[int] = ()) -> Key
     return rows
 
 
-def auto_row(table: int, version: int, auto: bool, pending: str, lang: str) -> list[Button]:
+def auto_row(table: int, version: int, auto: bool, asked: bool, lang: str) -> list[Button]:
     """托管, alone in its row: on only after 确认托管 (a mis-tap is cancelled), off at once."""
     if auto:
         return [hand_button(t(lang, "bot.btn.auto_off"), table, version, HandOp.AUTO)]
-    if pending == AUTO:
+    if asked:
         return [
             hand_button(t(lang, "taps.auto.yes"), table, version, HandOp.AUTO_YES),
             hand_button(t(lang, "taps.cancel"), table, version, HandOp.CANCEL),
@@ -405,12 +437,12 @@ def hand_keyboard(
     jokers, 清空 and 出 (saying what it plays), 过 / 不烧, 让牌, 提示; 托管 in its own row."""
     rows: Keyboard = []
     b = hand_button
-    if sit.pending and sit.pending != AUTO:  # a play tapped once, waiting for its confirmation
+    if sit.pending:  # a play tapped once, waiting for its confirmation
         rows.append([b(t(lang, "taps.cancel"), table, version, HandOp.CANCEL)])  # under the finger
         risky = sit.pending in sit.risky
         op = HandOp.CONFIRM if risky else HandOp.SURE
         rows.append([b(confirm_label(sit, lang), table, version, op)])
-        rows.append(auto_row(table, version, auto, "", lang))
+        rows.append(auto_row(table, version, auto, False, lang))
         return rows
     taps = [
         b(_play_label(str(p), sit, lang, quick=True), table, version, HandOp.QUICK, k)
@@ -440,5 +472,5 @@ def hand_keyboard(
         last.append(b(button_text("yield", lang), table, version, HandOp.YIELD))
     last.append(b(button_text("hint", lang), table, version, HandOp.HINT))
     rows.append(last)
-    rows.append(auto_row(table, version, auto, sit.pending, lang))
+    rows.append(auto_row(table, version, auto, sit.auto_asked, lang))
     return rows

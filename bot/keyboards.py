@@ -140,7 +140,7 @@ def waiting_keyboard(
     table: int, version: int, auto: bool, lang: str, sit: Situation = NOTHING_SPECIAL
 ) -> Keyboard:
     """A player's hand message while others act: only 托管 on or off (with its confirmation)."""
-    return [auto_row(table, version, auto, sit.pending, lang)]
+    return [auto_row(table, version, auto, sit.auto_asked, lang)]
 
 
 def lobby_keyboard(

@@ -15,7 +15,7 @@ from renderers.terms import failed_rank
 
 from .buttons import HandOp, Kind
 from .chats import Chats
-from .handkeys import AUTO, Pending, caution_text, duty_shortfall, moves, one_taps, situation, tap
+from .handkeys import Pending, caution_text, duty_shortfall, moves, one_taps, situation, tap
 from .keyboards import EMPTY_SELECTION, option_for
 from .model import AiLevel, TableStatus
 from .moves import Moves
@@ -79,9 +79,9 @@ class Play:
         if s.auto:
             return await self._auto_switch(table, seat)
         waiting = table.confirm.get(seat)
-        if waiting is not None and waiting.what != AUTO:
+        if waiting is not None and not waiting.is_auto:
             table.hinted.pop(seat, None)  # the play waiting for its confirmation: dropped
-        table.confirm[seat] = Pending(table.version, AUTO)
+        table.confirm[seat] = Pending.auto(table.version)
         self.moves.post_hand(table, seat)
         return Answer(t(table.seat_lang(seat), "taps.auto.ask"))
 
@@ -91,7 +91,7 @@ class Play:
         s = table.st.seats[seat]
         assert s is not None
         pending = table.confirm.get(seat)
-        if s.auto or pending is None or pending.what != AUTO:
+        if s.auto or pending is None or not pending.is_auto:
             return Answer(t(table.seat_lang(seat), "bot.stale"))
         del table.confirm[seat]
         return await self._auto_switch(table, seat)
@@ -100,7 +100,7 @@ class Play:
         """取消: the confirmation asked for (托管, or a play tapped once) is dropped."""
         seat = _seat(p)
         pending = table.confirm.pop(seat, None)
-        if pending is not None and pending.what != AUTO:
+        if pending is not None and not pending.is_auto:
             table.hinted.pop(seat, None)  # its reason, shown in the hinted line
         self.moves.post_hand(table, seat)
         return Answer(t(table.seat_lang(seat), "taps.cancelled"))
@@ -207,12 +207,12 @@ class Play:
                 return Action(seat, Do.PLAY, str(quick[p.cb.index]))
             case HandOp.CONFIRM | HandOp.SURE:
                 pending = table.confirm.get(seat)
-                if pending is None or pending.what == AUTO or pending.version != m.version:
+                if pending is None or pending.is_auto or pending.version != m.version:
                     # the confirmation asked for is gone (a 取消 on the way, a restart): the
                     # keyboard as it is now, so that nobody keeps a confirmation that never works
                     self.moves.post_hand(table, seat)
                     return Answer(t(lang, "bot.stale"))
-                return Action(seat, Do.PLAY, pending.what)
+                return Action(seat, Do.PLAY, pending.cards)
             case HandOp.OPTION:
                 if p.cb.index >= len(legal.options):
                     return Answer(t(lang, "bot.stale"))
@@ -237,7 +237,7 @@ class Play:
         warning = self._burn_warning(table, action) if not confirmed else None
         why = self._second_tap(table, action) if p.cb.op == HandOp.QUICK else ""
         if (warning is not None or why) and table.match is not None:
-            table.confirm[seat] = Pending(table.match.version, action.cards)
+            table.confirm[seat] = Pending.play(table.match.version, action.cards)
             table.hinted[seat] = warning or t(lang, "taps.sure.line", why=why)
             self.moves.post_hand(table, seat)
             if warning is not None:

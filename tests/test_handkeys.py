@@ -11,10 +11,11 @@ import pytest
 
 from bot.buttons import Callback, HandOp
 from bot.handkeys import (
-    AUTO,
     EMPTY_SELECTION,
     ROW_UNITS,
     Keyboard,
+    Pending,
+    PendingKind,
     Situation,
     body_of,
     hand_keyboard,
@@ -157,9 +158,24 @@ def test_auto_sits_alone_and_asks_for_its_confirmation() -> None:
             assert ops == {HandOp.AUTO}  # never beside 过
     assert HandOp.PASS in {Callback.decode(b.data).op for b in kb[-2]}
     asking = hand_keyboard(
-        1, 0, legal, hand, EMPTY_SELECTION, False, False, "en", Situation(pending=AUTO)
+        1, 0, legal, hand, EMPTY_SELECTION, False, False, "en", Situation(auto_asked=True)
     )
     assert [b.text for b in asking[-1]] == ["✅ Yes, let the AI play", "✖ Cancel"]
+
+
+def test_a_pending_tap_stored_before_its_kind_was_typed_still_loads() -> None:
+    """Tables stored with ``Pending(version, what)`` ("auto" or the cards) load as typed."""
+    import pickle
+
+    old_auto, old_play = Pending.auto(3), Pending.play(4, "2A")
+    for p in (old_auto, old_play):
+        object.__setattr__(p, "what", "auto" if p.is_auto else p.cards)
+        object.__delattr__(p, "kind")
+        object.__delattr__(p, "cards")
+    auto, play = pickle.loads(pickle.dumps((old_auto, old_play)))
+    assert auto == Pending(3, PendingKind.AUTO) and auto.is_auto
+    assert play == Pending(4, PendingKind.PLAY, "2A") and not play.is_auto
+    assert pickle.loads(pickle.dumps(play)) == play
 
 
 def burn_match() -> Match:
