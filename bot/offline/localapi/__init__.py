@@ -18,8 +18,9 @@ blocked it, 429 under :class:`RateLimits`); ``fail_next`` injects 500/502 answer
 
 from .harness import app_builder, running_app
 from .limits import RateLimits
+from .records import ApiError, Button, CallbackAnswer, SentMessage
 from .server import ApiCall, LocalBotApi
-from .world import ApiError, Button, CallbackAnswer, SentMessage, SimGroup, SimUser
+from .world import SimGroup, SimUser
 
 __all__ = [
     "ApiCall",

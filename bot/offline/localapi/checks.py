@@ -8,7 +8,7 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 
 from .entities import HtmlError, parse_html
-from .world import JSON, Button, bad_request, utf16_len
+from .records import JSON, Button, bad_request, utf16_len
 
 TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024

@@ -10,20 +10,16 @@ from typing import Any
 from aiohttp.web import FileField
 
 from .checks import animation_size, check_text, file_size_ok, image_size, parse_markup
-from .world import (
-    ACCESSIBLE_S,
+from .records import (
     JSON,
     ApiError,
     CallbackAnswer,
-    Chat,
     SentMessage,
-    SimGroup,
-    SimUser,
-    World,
     bad_request,
     deep_link_payload,
     utf16_len,
 )
+from .world import ACCESSIBLE_S, Chat, SimGroup, SimUser, World
 
 NOT_MODIFIED = (
     "message is not modified: specified new message content and reply markup are exactly the "

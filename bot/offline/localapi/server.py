@@ -19,8 +19,9 @@ from aiohttp import web
 
 from .limits import LIMITED, Limiter, RateLimits
 from .methods import METHODS, Params, call
+from .records import JSON, ApiError, SentMessage
 from .webhook import chat_of, connections, free
-from .world import JSON, ApiError, SentMessage, SimGroup, SimUser, World
+from .world import SimGroup, SimUser, World
 
 _PUSH_TIMEOUT = aiohttp.ClientTimeout(total=10.0)  # a webhook delivery's answer (Telegram: ~60 s)
 

@@ -3,7 +3,7 @@ must stay in order, and how many deliveries may be in flight at once."""
 
 from __future__ import annotations
 
-from .world import JSON
+from .records import JSON
 
 
 def free(busy: set[object], chat: object, _: object) -> None:
