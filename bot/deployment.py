@@ -227,7 +227,7 @@ class Single:
         if table.status not in (*S.ACTIVE, TableStatus.OVER):
             return False
         row = tables.row(table)
-        row.mem = table.mem()
+        row.mem = table.stored_mem = table.mem()
         await self.storage.save_table(row)
         return True
 
@@ -315,14 +315,14 @@ class Shared:
             elsewhere = stored is not None and stored[0] != table.rev
             if elsewhere:
                 await self.catch_up(tables, table)
-            before = table.mem()
             table.changes = 0
             with tenure() as posted:
                 if stored is not None and not stored[1]:
                     tables.resume(table)  # what the process that died did not show
                 yield
-            if table.changes or posted or table.mem() != before:
-                await self._settle(tables, table, posted)
+            mem = table.mem()  # once a change: compared with the stored one, then stored
+            if table.changes or posted or mem != table.stored_mem:
+                await self._settle(tables, table, posted, mem)
             else:
                 await self.timers.flush()
         if elsewhere and tables.get(table.id) is table:
@@ -337,7 +337,9 @@ class Shared:
         async with tables.locked(table):
             yield
 
-    async def _settle(self, tables: Registry, table: Table, posted: list[Out]) -> None:
+    async def _settle(
+        self, tables: Registry, table: Table, posted: list[Out], mem: bytes | None = None
+    ) -> None:
         """The end of a change: the table settled with its messages and timers, then sent."""
         rev = table.rev + 1  # the settling save's
         outs = [replace(out, rev=rev) for out in posted]
@@ -359,6 +361,7 @@ class Shared:
             [(o.chat_id, o.dumps()) for o in new],
             settle=True,
             also=timers,
+            mem=mem,
         )
         stored = dict(zip(map(id, new), ids, strict=True))
         for out in outs:
@@ -384,8 +387,9 @@ class Shared:
         outbox: Sequence[bytes | tuple[int, bytes]],
         settle: bool = False,
         also: Callable[[Any], Awaitable[None]] | None = None,
+        mem: bytes | None = None,
     ) -> list[int]:
-        row.mem = table.mem()
+        row.mem = table.stored_mem = table.mem() if mem is None else mem
         row.settled = settle  # a change's own saves leave it unsettled until its end
         ids = await self.storage.save_table(row, entries, outbox, expect_rev=table.rev, also=also)
         table.rev = row.rev

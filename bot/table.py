@@ -9,8 +9,6 @@ spectator's view (``view(None)``).
 from __future__ import annotations
 
 import asyncio
-import io
-import pickle
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -40,8 +38,8 @@ from renderers import (
 from renderers.dm import table_lines
 from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit, visible_length
 from renderers.hand_image import render_out
-from renderers.i18n import Catalog
 
+from . import tablemem
 from .handkeys import Pending, situation
 from .hold import Hold
 from .keyboards import (
@@ -58,20 +56,6 @@ from .outbox import Out, Slot, SlotKind
 from .quiet import own_side_burn
 
 LOG_LIMIT = 3500  # characters of a log message before the next one starts
-
-
-class _MemPickler(pickle.Pickler):
-    """:meth:`Table.mem`'s pickler: a catalog by its language alone."""
-
-    def persistent_id(self, obj: object) -> str | None:
-        return f"catalog:{obj.lang}" if isinstance(obj, Catalog) else None
-
-
-class _MemUnpickler(pickle.Unpickler):
-    def persistent_load(self, pid: object) -> Catalog:
-        if isinstance(pid, str) and pid.startswith("catalog:"):
-            return Catalog.load(pid.removeprefix("catalog:"))
-        raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
 @dataclass
@@ -99,28 +83,26 @@ class Table:
     rev: int = 0  # the table's saves so far, as stored (several processes: bot.coord)
     changes: int = 0  # saves during the current tenure (several processes)
     used: float = field(default_factory=time.monotonic)  # when last held (idle tables leave)
+    stored_mem: bytes | None = None  # :meth:`mem` as last stored or taken (several processes)
 
-    MEM = ("selection", "hinted", "votes", "confirm", "hold", "note", "lines", "transcript")
+    MEM = tablemem.FIELDS
 
     def mem(self) -> bytes:
         """What the table's next press needs besides its stored state and actions (chosen
-        cards, a hint shown, votes, a hold, the transcript), for another process to go on. A
-        language's catalog is named, not copied (each copy would be 35 KB here and 140 KB
-        loaded again: every process keeps one catalog a language)."""
-        buf = io.BytesIO()
-        _MemPickler(buf, pickle.HIGHEST_PROTOCOL).dump({k: getattr(self, k) for k in self.MEM})
-        return buf.getvalue()
+        cards, a hint shown, votes, a hold, the transcript), for another process to go on: data
+        only, versioned JSON (:mod:`bot.tablemem`)."""
+        return tablemem.dumps({k: getattr(self, k) for k in self.MEM})
 
     def take_mem(self, data: bytes) -> None:
-        """:meth:`mem` of another process's copy put in place (ValueError: not ours)."""
+        """:meth:`mem` of another process's copy put in place (ValueError: not ours — a
+        pickle, another format — and nothing of it is run)."""
         try:
-            mem = _MemUnpickler(io.BytesIO(data)).load()  # the bot's own database, by mem()
-        except Exception as e:
-            raise ValueError(f"table {self.id}: its memory does not load") from e
-        if not isinstance(mem, dict) or set(mem) != set(self.MEM):
-            raise ValueError(f"table {self.id}: its memory is not a table's")
+            mem = tablemem.loads(data)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"table {self.id}: its memory does not load ({e})") from e
         for k in self.MEM:
             setattr(self, k, mem[k])
+        self.stored_mem = data
 
     def held(self) -> Hold | None:
         """The hold in force: set for the match's version (an older one is void)."""

@@ -288,6 +288,8 @@ class Tables:
             else:
                 finished, _ = table.feed(events)  # the transcript again; its cheers were said
                 table.lines = finished
+        if table.stored_mem is None:
+            table.stored_mem = table.mem()  # what a change compares its memory with
         return table
 
     async def reload(self, table: Table) -> None:
