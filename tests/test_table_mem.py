@@ -6,12 +6,16 @@ from __future__ import annotations
 import json
 import pickle
 import random
+from pathlib import Path
 
 import pytest
+from botkit import over, world
+from test_memory import _midgame
 
 from bot.handkeys import Pending
 from bot.hold import Hold, plan
 from bot.model import TableState, TableStatus
+from bot.offline.simplayers import play_until
 from bot.outbox import Out
 from bot.table import Table
 from engine.ai import decide
@@ -100,3 +104,25 @@ def test_a_pickled_memory_is_refused_not_run() -> None:
     forged["mem"]["transcript"]["attrs"]["__class__"] = "x"  # an attribute it does not have
     with pytest.raises(ValueError):
         table.take_mem(json.dumps(forged).encode())
+
+
+@pytest.mark.e2e
+async def test_a_parked_table_with_a_pickled_memory_comes_back_without_it(tmp_path: Path) -> None:
+    """A stored memory that is a pickle (forged, or from an older bot) is left out when the
+    table comes back: nothing of it runs, and the game goes on from the stored actions."""
+    async with world(tmp_path, pass_think_s=0.0) as w:
+        tables = w.parts.tables
+        table, players, group = await _midgame(w)
+        version = table.version
+        table.used -= 10_000
+        assert await tables.sweep(idle_s=600) == 1
+        row = await tables.storage.load_table(table.id)
+        assert row is not None and row.mem is not None and row.mem[:1] == b"{"
+        row.mem = pickle.dumps({k: _Boom() for k in Table.MEM})
+        await tables.storage.save_table(row)
+        back = await tables.find_at(table.chat_id, table.thread_id)
+        assert back is not None and back.version == version and back.transcript is not None
+        assert not _Boom.ran
+        await play_until(w.api, players, over(w, group), settle=w.settle)
+        again = tables.get(table.id)
+        assert again is not None and again.status == TableStatus.OVER
