@@ -73,6 +73,7 @@ class HandOp(StrEnum):
 
 class OverOp(StrEnum):
     AGAIN = "N"  # 再来一局
+    READY = "Y"  # ✅ in the ready check before the next game (bot.ready)
 
 
 class SettingsOp(StrEnum):

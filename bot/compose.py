@@ -20,10 +20,13 @@ from .game_end import GameEnd
 from .lobby import Lobby
 from .moves import Moves
 from .pacing import Pacing
+from .pins import Pins
 from .play import Play
 from .queues import Queues
+from .ready import Ready
 from .router import Router
 from .sender import Sender
+from .slots import TableSlots
 from .story import Story
 from .story_storage import StoryStore
 from .tables import Config, Tables
@@ -49,6 +52,8 @@ class Parts:
     game_end: GameEnd
     sender: Sender
     workers: Workers
+    ready: Ready
+    pins: Pins
 
     @property
     def timers(self) -> LoopTimers:
@@ -81,16 +86,18 @@ def compose(
 
     chats = Chats(storage, cfg.lang)
     tables = Tables(storage, queues, deployment, cfg, chats, username)
-    router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate))
+    pins = Pins(bot)  # the game kept in sight: pin rights, the table sent anew (bot.pins)
+    router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate), pins)
     store = StoryStore(storage)
     game_end = GameEnd(tables, chats, workers, store)
-    moves = Moves(tables, workers, game_end.stored)
+    moves = Moves(tables, workers, pins, game_end.stored)
     play = Play(tables, chats, moves)
     absence = Absence(tables, moves)
     lobby = Lobby(tables, chats, moves, absence)
+    ready = Ready(tables, moves)  # 再来一局's ready check
     settings = SettingsMenu(tables, chats)
     story = Story(tables, chats, workers, store)
-    for part in (lobby, play, absence, settings, story):  # a new part registers here (its
+    for part in (lobby, play, absence, settings, story, ready):  # a new part registers here (its
         # commands take their place in the menu in this order)
         part.register(router)
 
@@ -104,13 +111,14 @@ def compose(
         bot,
         queues,
         deployment,
-        slots=tables,
+        slots=TableSlots(tables),
         uploads=Uploads(storage),
         outbox=storage,
         on_refused=refused,
         on_migrated=tables.chat_migrated,
         pacing=pacing,
         workers=workers,
+        pins=pins,
     )
     return Parts(
         deployment,
@@ -126,6 +134,8 @@ def compose(
         game_end,
         sender,
         workers,
+        ready,
+        pins,
     )
 
 

@@ -242,8 +242,9 @@ class Single:
         await tables.send_outbox()
         for table in found:
             async with tables.locked(table):
-                if table.status != TableStatus.OVER:  # its game-over message is in the chat
-                    tables.resume(table)
+                # an OVER table: its game-over message is in the chat (and bot.ready shows
+                # its ready check again, if one is open)
+                tables.resume(table)
         await after_restart(found)  # facts a kill left unstored, 复盘 not yet posted
         return len(found)
 

@@ -1,5 +1,6 @@
 """What follows a finished game, once it is stored: its facts (one row per seat), the badges
-players earned announced once, and its 复盘 computed in a worker and posted once.
+players earned announced once (one silent line a game), and its 复盘 computed in a worker and
+posted once.
 
 :meth:`GameEnd.stored` is called by :class:`bot.moves.Moves` right after the game's record is
 stored (under the table's lock: it only reads and writes a few rows; the review runs later,
@@ -21,9 +22,9 @@ from functools import partial
 from typing import Any
 
 from engine.ai.review import review_game
-from engine.stats import PlayerGame, game_facts, new_badges
+from engine.stats import Badge, PlayerGame, game_facts, new_badges
 from renderers.review_text import review_text
-from renderers.stats_text import badge_text
+from renderers.transcript import badges_line
 
 from .chats import Chats
 from .lanes import review_budget
@@ -85,15 +86,29 @@ class GameEnd:
         histories = {p: await self.store.player_games(chat, p) for _, p in people}
         now = time.time()
         if await self.store.save_facts(chat, key, players, names, facts, now):
+            earned: list[tuple[str, str]] = []
+            said: list[tuple[str, str]] = []  # (name, badge) of each pair earned
             for seat, p in people:
-                earned = await self.store.badges(chat, p)
+                held = await self.store.badges(chat, p)
                 game = PlayerGame(facts[seat], now, str(table.id))
-                for badge in new_badges(histories[p], game, earned):
-                    text = badge_text(names[seat], badge, table.lang)
-                    out = Out(chat, text, None, table.thread_id)
-                    oid = await self.store.award(chat, p, badge, key, out.dumps())
-                    if oid is not None:
-                        self.sender.post(replace(out, outbox_id=oid))
+                for badge in new_badges(histories[p], game, held):
+                    earned.append((p, str(badge)))
+                    said.append((names[seat], str(badge)))
+                    if badge == Badge.FIRST_TOUKE and not histories[p]:
+                        said[-1] = ("", "")  # what a first game always gives: not announced
+            posted: list[Out] = []
+
+            def announcement(new: Sequence[int]) -> bytes | None:
+                # the game's badges as one silent line (issue 34: no run of buzzing messages)
+                text = badges_line([said[i] for i in new if said[i][0]], table.lang)
+                if not text:
+                    return None
+                posted.append(Out(chat, text, None, table.thread_id, silent=True))
+                return posted[-1].dumps()
+
+            oid = await self.store.award_all(chat, earned, key, announcement)
+            if oid is not None and posted:
+                self.sender.post(replace(posted[-1], outbox_id=oid))
         if not await self.store.reviewed(key):
             decided = any(
                 s is not None and s.user is not None and not s.auto for s in table.st.seats

@@ -30,9 +30,9 @@ DAY_S = 86400.0
 HEAVY: frozenset[tuple[str, str]] = frozenset(
     {
         ("bot.game_end", "review_message"),
-        ("bot.story", "replay_frame"),
-        ("bot.story", "replay_step"),
-        ("bot.story", "animation_caption"),
+        ("renderers.replay", "replay_frame"),
+        ("renderers.replay", "replay_step"),
+        ("renderers.replay", "animation_caption"),
         ("renderers.replay", "render_replay_animation"),
         ("renderers.stats_image", "render_stats"),
         ("renderers.stats_image", "render_top"),

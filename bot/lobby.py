@@ -1,5 +1,6 @@
 """Lobbies: opening a table (``/gouji``), seats (with the deep link for players the bot cannot
-message yet), AI seats, the pickup countdown, starting, the next game of a match, ``/stop``."""
+message yet), AI seats, the pickup countdown, starting, ``/stop``. The next game of a match
+(再来一局) is bot.ready's."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ from renderers import help_text, person, rules_text, t
 
 from . import storage as S
 from .absence import Absence
-from .buttons import Kind, LobbyOp, OverOp
+from .buttons import Kind, LobbyOp
 from .chats import Chats
 from .model import Seat, TableState, TableStatus, next_preset
 from .moves import Moves
 from .outbox import Answer, Out
+from .pins import unpin_outs
 from .router import CommandCall, Menu, Press, Router, Where
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
@@ -32,7 +34,7 @@ ANY_VERSION = frozenset({LobbyOp.SIT, LobbyOp.SIT_ANY, LobbyOp.LEAVE, LobbyOp.RU
 
 
 class Lobby:
-    """Tables from their opening to their first deal, and between games."""
+    """Tables from their opening to their first deal (between games: bot.ready)."""
 
     def __init__(self, tables: Tables, chats: Chats, moves: Moves, absence: Absence) -> None:
         self.tables = tables
@@ -57,7 +59,6 @@ class Lobby:
         router.on(Kind.LOBBY, LobbyOp.RULES, self._rules_press)
         for op in (LobbyOp.PRESET, LobbyOp.LEVEL, LobbyOp.FILL, LobbyOp.GO, LobbyOp.COUNTDOWN):
             router.on(Kind.LOBBY, op, self._opener_press)
-        router.on(Kind.OVER, OverOp.AGAIN, self._again)
 
     # -- commands ----------------------------------------------------------------------------
     async def _cmd_gouji(self, c: CommandCall) -> None:
@@ -154,6 +155,9 @@ class Lobby:
                 self.sender.post(Out(chat_id, t(lang, "bot.opener_only"), None, thread_id))
                 return
             await self.tables.abandon(table)
+            if table.match is not None:  # the game's log pinned no more (bot.pins)
+                for out in unpin_outs(table):
+                    self.sender.post(out)
             text = t(lang, "bot.stopped", name=person(user.name))
             self.sender.post(Out(chat_id, text, None, thread_id))
             if table.match is None:
@@ -354,24 +358,6 @@ class Lobby:
         lobby = table.lobby_out()  # its buttons gone, before the deal's messages
         await self.moves.commit(table, entries, events, actor=None, everyone=True, first=[lobby])
         log.info("table %d started", table.id)
-        self.moves.schedule(table)
-        return Answer(t(lang, "bot.go"))
-
-    async def _again(self, table: Table, p: Press) -> Answer:
-        """再来一局: the same seats, the next game of the match (tribute, §11)."""
-        lang = table.lang
-        m = table.match
-        if m is None or table.status != TableStatus.OVER or p.cb.version != m.version:
-            return Answer(t(lang, "bot.stale"))
-        if table.seat_of(p.user.id) is None:
-            return Answer(t(lang, "bot.not_seated"))
-        other = await self.tables.find_at(table.chat_id, table.thread_id)
-        if other is not None and other.id != table.id:
-            return Answer(t(lang, "bot.stale"))
-        events = m.new_game()
-        table.status = TableStatus.PLAYING
-        table.version = m.version
-        await self.moves.commit(table, [entry_text(m.log[-1])], events, actor=None, everyone=True)
         self.moves.schedule(table)
         return Answer(t(lang, "bot.go"))
 

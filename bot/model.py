@@ -160,6 +160,10 @@ class TableState:
     afk_ver: dict[int, int] = field(default_factory=dict)  # seat → its AFK notice's version
     countdown: float | None = None  # when the pickup countdown starts the game (epoch s)
     stored_games: int = 0  # finished games saved to storage
+    # 再来一局's ready check (bot.ready): when its countdown ends (epoch s), who tapped ✅
+    ready_until: float | None = None
+    ready: list[int] = field(default_factory=list)
+    ready_msg: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -177,6 +181,9 @@ class TableState:
             "afk_ver": {str(k): v for k, v in self.afk_ver.items()},
             "countdown": self.countdown,
             "stored_games": self.stored_games,
+            "ready_until": self.ready_until,
+            "ready": list(self.ready),
+            "ready_msg": self.ready_msg,
         }
 
     @staticmethod
@@ -203,6 +210,16 @@ class TableState:
         cd = obj.get("countdown")
         st.countdown = float(cd) if isinstance(cd, int | float) else None
         st.stored_games = _int(obj.get("stored_games"))
+        until = obj.get("ready_until")
+        st.ready_until = float(until) if isinstance(until, int | float) else None
+        ready = obj.get("ready")
+        st.ready = (
+            [s for s in ready if isinstance(s, int) and 0 <= s <= 5]
+            if isinstance(ready, list)
+            else []
+        )
+        msg = obj.get("ready_msg")
+        st.ready_msg = msg if isinstance(msg, int) and not isinstance(msg, bool) else None
         return st
 
 

@@ -20,6 +20,8 @@ from .aimove import decide_snapshot, signature, snapshot
 from .hold import Hold, plan, think_time
 from .model import AiLevel, TableStatus
 from .outbox import Out, Slot, SlotKind
+from .pins import Pins, sight_outs
+from .quiet import OWN_SIDE_BURN_S, own_side_burn
 from .table import Table
 from .tables import Tables, UserInfo, timer_name
 from .timers import Job, TimerKind
@@ -33,10 +35,15 @@ class Moves:
     """A table's match moving: actions, AI moves, turn timers, reminders, holds."""
 
     def __init__(
-        self, tables: Tables, workers: Workers, game_stored: Callable[[Table], Awaitable[None]]
+        self,
+        tables: Tables,
+        workers: Workers,
+        pins: Pins,
+        game_stored: Callable[[Table], Awaitable[None]],
     ) -> None:
         self.tables = tables
         self.sender = tables.sender
+        self.pins = pins  # the game kept in sight: the log pinned, or the table sent anew
         self.timers = tables.timers
         self.workers = workers  # the hard AI searches there
         self.game_stored = game_stored  # after each game: its facts, badges, 复盘 (game_end)
@@ -140,6 +147,7 @@ class Moves:
         the outbox in the same transaction and leave it once delivered: a kill after the
         commit loses none of them (they are sent after the restart). Those of a hold's tail
         are stored now and sent when the hold ends."""
+        await self.pins.may_pin(table.chat_id)  # known for sight_outs (cached)
         outs = [*first, *self.outs(table, events, actor, everyone)]
         if table.match is not None and table.match.phase == Phase.OVER:
             outs += table.game_over_outs()
@@ -170,6 +178,7 @@ class Moves:
             hold.lines, tail_cheers = table.feed(hold.tail)
             hold.later = table.cheer_outs(tail_cheers)
         dealt = bool(events) and events[0].type == EventType.DEALT
+        page = table.st.log_page
         if dealt:  # a new game: a new table message, its log below it, new hand messages
             table.lines = []
             table.st.log_first = 0
@@ -178,7 +187,7 @@ class Moves:
             outs.append(replace(table.table_out(), new=True))
         outs += table.cheer_outs(cheers)
         outs += table.log_outs(finished)
-        outs.append(table.table_below(bool(cheers) and not dealt))
+        outs += sight_outs(table, self.pins, bool(cheers) and not dealt, dealt, page)
         if (
             (m.setup is not None and m.game is None)
             or any(e.type == EventType.LEADER for e in events)
@@ -244,6 +253,9 @@ class Moves:
         else:
             turn = float(cfg.turn_s if cfg.turn_s is not None else table.st.settings.turn_s)
             timeout = Job(TimerKind.STEP, table.id, version, timeout=True)
+            if own_side_burn(m, ask):  # bot.quiet: declines itself soon, no reminder
+                self.timers.schedule(step, min(turn, OWN_SIDE_BURN_S), timeout)
+                return
             self.timers.schedule(step, turn, timeout)
             left = Job(TimerKind.REMIND, table.id, version, left=turn / 2)
             self.timers.schedule(remind, turn / 2, left)
@@ -299,8 +311,9 @@ class Moves:
             m = table.match
             assert m is not None
             ask = m.asked()
+            page = table.st.log_page
             outs = [*hold.later, *table.log_outs(hold.lines)]
-            outs.append(table.table_below(bool(hold.later)))
+            outs += sight_outs(table, self.pins, bool(hold.later), False, page)
             seats = actor | ({ask[0]} if ask is not None else set())
             outs += table.hand_outs(seats, ask)
             for out in outs:

@@ -19,6 +19,7 @@ class SlotKind(StrEnum):
     LOG = "log"  # a page of the group's trick log (index: the page)
     HAND = "hand"  # a player's hand message (index: the seat)
     AFK = "afk"  # the group's notice about a seat in 托管 (index: the seat)
+    READY = "ready"  # the group's ready check before the next game (bot.ready)
 
 
 class MediaKind(StrEnum):
@@ -80,6 +81,8 @@ class Out:
     rev: int = 0
     # a story answer (bot.storyqueue): the chat's game messages go before it
     later: bool = False
+    # an act on the slot's message instead of content: "delete", "pin", "unpin" (bot.pins)
+    act: str = ""
 
     def dumps(self) -> bytes:
         """The message as stored in the outbox, beside the action that caused it: versioned

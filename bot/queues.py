@@ -49,6 +49,16 @@ class ChatQueue:
                 return []  # the same answer is on its way already
             if len(waiting) >= INFO_WAITING:
                 queue.remove(waiting[0])  # the oldest answer gives way; the game never
+        if out.act:  # bot.pins: a deleted message's waiting contents are moot
+            moot = (
+                [m for m in queue if m.slot == out.slot and not m.act]
+                if out.act == "delete"
+                else []
+            )
+            for m in moot:
+                queue.remove(m)
+            queue.append(out)
+            return moot
         if out.message_id is not None:  # an edit of a message by its id: the newest content
             for i, pending in enumerate(queue):
                 if pending.message_id == out.message_id:
@@ -56,7 +66,10 @@ class ChatQueue:
                     return [pending]
         elif out.slot is not None and not out.new:
             for i, pending in enumerate(queue):
-                if pending.slot == out.slot:
+                # (never across an act waiting on the message: it must see the content before)
+                if pending.slot == out.slot and not any(
+                    m.slot == out.slot and m.act for m in list(queue)[i:]
+                ):
                     # coalesce: only the newest content of a message (a message about to be
                     # sent anew takes that content with it)
                     queue[i] = replace(out, new=pending.new)

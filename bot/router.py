@@ -28,6 +28,7 @@ from .budget import Budgets
 from .buttons import BadCallback, Callback, Kind, Op
 from .model import TableStatus
 from .outbox import Answer
+from .pins import Pins
 from .storyqueue import COSTS, StoryQueue
 from .table import Table
 from .tables import Tables, UserInfo
@@ -124,9 +125,12 @@ class Command:
 class Router:
     """Buttons by (kind, op), guards by kind, and commands by name."""
 
-    def __init__(self, tables: Tables, budgets: Budgets | None = None) -> None:
+    def __init__(
+        self, tables: Tables, budgets: Budgets | None = None, pins: Pins | None = None
+    ) -> None:
         self.tables = tables
         self.budgets = budgets or Budgets()
+        self.pins = pins or Pins()  # counts the updates seen in each group (bot.pins)
         self._table: dict[tuple[Kind, Op], TableHandler] = {}
         self._chat: dict[tuple[Kind, Op], ChatHandler] = {}
         self._private_ok: set[tuple[Kind, Op]] = set()  # chat buttons that work in a DM too
@@ -163,6 +167,7 @@ class Router:
         """Whether a command fits its sender's and its chat's flood budget (else it is
         dropped without a word)."""
         ok = self.budgets.spend(call.user.id, call.chat_id)
+        self.pins.seen(call.chat_id)  # the table kept in sight (bot.pins)
         if not ok:
             log.info("a command from user %d dropped: over its flood budget", call.user.id)
         return ok
@@ -228,6 +233,7 @@ class Router:
             return Answer(t(lang, "bot.slow_down"))
         if chat_id is None:  # a message too old for Telegram to show the bot
             return Answer(t(lang, "bot.stale"))
+        self.pins.seen(chat_id)  # the table kept in sight (bot.pins)
         chat_handler = self._chat.get((cb.kind, cb.op))
         if chat_handler is not None:
             if chat_id > 0 and (cb.kind, cb.op) not in self._private_ok:

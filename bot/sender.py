@@ -36,6 +36,7 @@ from .deployment import Deployment, Turn
 from .media import markup, send_media
 from .outbox import Out, OutboxStore, Slot, SlotStore
 from .pacing import Pacing
+from .pins import Pins, deliver_act
 from .queues import ChatQueue, Queues
 from .uploads import Uploads
 from .workers import Workers
@@ -64,7 +65,7 @@ class Sender:
     once started. Slots' message ids are kept by ``slots``; a chat answering 403 is reported
     to ``on_refused`` (a private chat: the player blocked the bot; a group: it left), a group
     that became a supergroup to ``on_migrated``; pictures' file_ids by ``uploads``; a message
-    from the ``outbox`` leaves it once delivered."""
+    from the ``outbox`` leaves it once delivered; acts (delete, pin, unpin) asked of ``pins``."""
 
     def __init__(
         self,
@@ -79,6 +80,7 @@ class Sender:
         on_migrated: Callable[[int, int], Awaitable[None]],
         pacing: Pacing | None = None,
         workers: Workers | None = None,
+        pins: Pins | None = None,
     ) -> None:
         self.bot = bot
         self.queues = queues
@@ -90,6 +92,7 @@ class Sender:
         self.on_migrated = on_migrated
         self.pacing = pacing or Pacing.off()
         self.workers = workers or Workers()  # pictures are drawn there
+        self.pins = pins or Pins(bot)  # pin rights, asked with the bot (acts: bot.pins)
         self.pace = deployment.pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats
         self._moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
         self._pictures: dict[Slot, str] = {}  # slot → the digest of the picture it shows
@@ -100,6 +103,7 @@ class Sender:
         self.stale = 0  # several processes: older contents another process had replaced
         self.fenced = 0  # several processes: deliveries stopped by a lease that had moved
         self._forgetting: set[asyncio.Task[None]] = set()
+        self._gone: set[tuple[int, int]] = set()  # (chat, message) deleted by an act
         self._dispatch: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -209,6 +213,9 @@ class Sender:
             self.post(replace(out, chat_id=new))
 
     async def _deliver(self, out: Out) -> None:
+        if out.act and out.slot is not None:  # delete, pin, unpin the slot's message
+            await self._act(out, out.slot)
+            return
         if out.media is not None:  # an animation, a document, a picture edited in place
             await send_media(self.bot, self.workers, self._call, out, markup(out.keyboard))
             return
@@ -221,6 +228,8 @@ class Sender:
         if slot is not None:
             self._slot_chat[slot] = out.chat_id
         msg_id = None if slot is None or out.new else await self.slots.slot_id(slot)
+        if msg_id is not None and (out.chat_id, msg_id) in self._gone:
+            msg_id = None  # deleted by an act: sent anew
         now = digest(out) if slot is not None else b""  # what a slot's message is to show
         if slot is not None and msg_id is not None:
             shown = self._shown.get(slot)
@@ -233,8 +242,20 @@ class Sender:
         if isinstance(message, Message) and slot is not None:
             self._shown[slot] = _Shown(out.photo is not None, out.photo_key, now)
             await self.slots.slot_sent(slot, message.message_id)
-            if old is not None and old != message.message_id:
+            gone = (out.chat_id, old) in self._gone
+            if old is not None and old != message.message_id and not gone:
                 await self._delete(out.chat_id, old)  # one live message per slot
+
+    async def _act(self, out: Out, slot: Slot) -> None:
+        """bot.pins: the slot's message deleted, pinned or unpinned."""
+        msg_id = out.message_id or await self.slots.slot_id(slot)
+        if msg_id is None or (out.chat_id, msg_id) in self._gone:
+            return
+        if await deliver_act(self.pins, self.bot, self._call, msg_id, out):
+            self._gone.add((out.chat_id, msg_id))
+            self._shown.pop(slot, None)
+            if len(self._gone) > 4096:
+                self._gone = set(sorted(self._gone)[-2048:])
 
     async def _delete(self, chat_id: int, message_id: int) -> None:
         """The slot's earlier message goes: its buttons must not outlive it (a question asked

@@ -39,10 +39,8 @@ PICKLE_MARK = b"\x80"  # a pickle's first byte (protocol 2 and later)
 def _drawings() -> dict[str, Callable[..., bytes]]:
     from renderers import render_game_over, render_hand, render_table
     from renderers.hand_image import render_out
-    from renderers.replay import render_replay_animation
+    from renderers.replay import render_replay_animation, replay_frame
     from renderers.stats_image import render_stats, render_top
-
-    from .story import replay_frame
 
     table: dict[str, Callable[..., bytes]] = {
         "table": render_table,

@@ -10,18 +10,16 @@ carries :data:`STORY_BUTTONS`, the version of this vocabulary, checked before an
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 from engine.stats import MIN_GAMES, Order, TableGame, group_stats, leaderboard
 from renderers import t
 from renderers.replay import (
-    frame_caption,
-    frame_count,
+    animation_caption,
     render_replay_animation,
-    render_replay_frame,
-    replay_caption,
-    replay_frames,
+    replay_frame,
+    replay_step,
 )
 from renderers.stats_image import render_stats, render_top
 from renderers.stats_text import stats_caption, top_caption
@@ -57,23 +55,6 @@ def game_of(code: int) -> GameKey:
 def _cb(op: StoryOp, key: GameKey, frame: int | None = None) -> str:
     arg = "" if frame is None else str(frame)
     return Callback(Kind.STORY, game_code(key), STORY_BUTTONS, op, arg).encode()
-
-
-def replay_frame(record: str, names: Sequence[str], lang: str, index: int) -> bytes:
-    """In a worker: frame ``index`` of a game's replay (PNG)."""
-    return render_replay_frame(replay_frames(record, names, lang), index)
-
-
-def replay_step(record: str, names: Sequence[str], lang: str, index: int) -> tuple[str, int]:
-    """In a worker: the caption of frame ``index`` ("" when the game has no such frame) and
-    the number of frames."""
-    script = replay_frames(record, names, lang)
-    count = frame_count(script)
-    return (frame_caption(script, index) if index < count else ""), count
-
-
-def animation_caption(record: str, names: Sequence[str], lang: str) -> str:
-    return replay_caption(replay_frames(record, names, lang))
 
 
 class Story:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -139,6 +139,34 @@ class StoryStore:
             ):
                 return None
             return await self.storage.put_in_outbox(tx, key.table_id, announcement, time.time())
+
+    async def award_all(
+        self,
+        chat_id: int,
+        earned: Sequence[tuple[str, str]],
+        key: GameKey,
+        announcement: Callable[[Sequence[int]], bytes | None],
+    ) -> int | None:
+        """The badges of one game (``(player, badge)`` pairs) stored in one transaction, with
+        one announcement for them all in the outbox: ``announcement(new)`` gets the indexes of
+        the pairs not held before and gives the message (None: nothing to say). Its outbox id,
+        or None when nothing new was earned or said."""
+        async with self.storage._unit() as tx:
+            new = []
+            for i, (player, badge) in enumerate(earned):
+                if (
+                    await tx.execute(
+                        "INSERT INTO badges (chat_id, player, badge, earned_at, table_id, number)"
+                        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                        (chat_id, player, badge, time.time(), key.table_id, key.number),
+                    )
+                    == 1
+                ):
+                    new.append(i)
+            message = announcement(new) if new else None
+            if message is None:
+                return None
+            return await self.storage.put_in_outbox(tx, key.table_id, message, time.time())
 
     async def save_review(self, key: GameKey, review: dict[str, Any], message: bytes) -> int | None:
         """A game's 复盘 stored with its message in the outbox; the message's outbox id, or None

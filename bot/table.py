@@ -55,6 +55,7 @@ from .keyboards import (
 )
 from .model import Seat, TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
+from .quiet import own_side_burn
 
 LOG_LIMIT = 3500  # characters of a log message before the next one starts
 
@@ -234,6 +235,10 @@ class Table:
             # §5, §11: whoever is asked (革命 only of a hand without 2s and jokers) is nobody
             # else's business while the cards are dealt
             lines.append(t(lang, "pace.dealing"))
+        elif hold is not None and view.to_act is not None:
+            # a seat the bot passes for (it cannot beat): nobody is asked, so nobody is named —
+            # the seat has no buttons and hears nothing
+            lines.append(t(lang, "pace.hold"))
         elif view.to_act is not None:
             lines.append(t(lang, "bot.table.turn", name=self.mention(view.to_act)))
         if view.top is not None:
@@ -359,6 +364,8 @@ class Table:
             s = self.st.seats[seat]
             asked_now = ask is not None and seat == ask[0] and s is not None and not s.auto
             out = self.hand_out(seat)
+            if out is not None and asked_now and own_side_burn(self.match, ask):
+                out = replace(out, silent=True)  # bot.quiet: burning your own 联邦 needs no buzz
             if out is not None:
                 outs.append(replace(out, new=True) if dealt or asked_now else out)
         return outs

@@ -13,10 +13,9 @@ import itertools
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Protocol, assert_never
 
 from engine.events import Event
 from engine.match import Match
@@ -29,16 +28,16 @@ from .buttons import b36
 from .chats import Chats, UserInfo
 from .deployment import Deployment
 from .model import TableState, TableStatus
-from .outbox import Out, Slot, SlotKind
+from .outbox import Out
 from .table import Table
 from .tenure import Poster, TenurePoster
-from .timers import Job, TimerKind
+from .timers import Scheduler, TimerKind
 
 log = logging.getLogger("gouji.tables")
 IDLE_S = 600.0  # a table untouched this long leaves memory (back from storage when needed)
 SWEEP_S = 60.0  # how often idle tables are looked for
 # the named timers a table may have (``timer_name``; a hold runs as its step)
-TIMERS = (TimerKind.STEP, TimerKind.REMIND, TimerKind.COUNTDOWN)
+TIMERS = (TimerKind.STEP, TimerKind.REMIND, TimerKind.COUNTDOWN, TimerKind.READY)
 
 
 @dataclass(frozen=True)
@@ -58,25 +57,6 @@ class Config:
     user_rate: Rate = USER  # presses and commands one person may send (flood budget)
     chat_rate: Rate = CHAT  # … and one chat
     review_budget_s: float | None = 60.0  # the 复盘's work per game (bot.game_end); None: off
-
-
-class Scheduler(Protocol):
-    """Named one-shot timers (:class:`bot.timers.LoopTimers`)."""
-
-    def schedule(
-        self,
-        name: str,
-        delay: float,
-        job: Job | Callable[[], Awaitable[None]],
-        background: bool = False,
-    ) -> None: ...
-
-    def cancel(self, name: str) -> None: ...
-
-    def on(self, kind: TimerKind, runner: Callable[[Job], Awaitable[None]]) -> None: ...
-
-    async def flush(self) -> None:
-        """Timers set and cancelled so far are stored (several processes; else nothing)."""
 
 
 def timer_name(kind: TimerKind, table_id: int) -> str:
@@ -361,60 +341,6 @@ class Tables:
         await self.storage.save_table(row)
         lang = (await self.chats.chat_settings(row.chat_id)).lang
         self.sender.post(Out(row.chat_id, t(lang, "bot.broken"), None, row.thread_id))
-
-    # -- the messages a table keeps in place -------------------------------------------------
-    async def slot_id(self, slot: Slot) -> int | None:
-        """The message id a slot's message has (for the sender; several processes: as
-        stored, another process may have sent it anew)."""
-        table = await self.find(slot.table)
-        if table is None:
-            return None
-        async with self.deployment.current(self, table):
-            return self._slot_id(table, slot)
-
-    @staticmethod
-    def _slot_id(table: Table, slot: Slot) -> int | None:
-        st = table.st
-        match slot.kind:
-            case SlotKind.LOBBY:
-                return st.lobby_msg
-            case SlotKind.TABLE:
-                return st.table_msg
-            case SlotKind.LOG:
-                return st.log_msgs.get(slot.index)
-            case SlotKind.HAND:
-                return st.hand_msgs.get(slot.index)
-            case SlotKind.AFK:
-                return st.afk_msgs.get(slot.index)
-            case _:
-                assert_never(slot.kind)
-
-    async def slot_sent(self, slot: Slot, message_id: int) -> None:
-        """The sender put a slot's message at ``message_id``: remember it (stored)."""
-        table = await self.find(slot.table)
-        if table is None:
-            return
-        async with self.locked(table):
-            self._slot_sent(table, slot, message_id)
-            await self.save(table)
-
-    @staticmethod
-    def _slot_sent(table: Table, slot: Slot, message_id: int) -> None:
-        st = table.st
-        match slot.kind:
-            case SlotKind.LOBBY:
-                st.lobby_msg = message_id
-            case SlotKind.TABLE:
-                st.table_msg = message_id
-            case SlotKind.LOG:
-                st.log_msgs = {p: m for p, m in st.log_msgs.items() if p >= slot.index - 1}
-                st.log_msgs[slot.index] = message_id
-            case SlotKind.HAND:
-                st.hand_msgs[slot.index] = message_id
-            case SlotKind.AFK:
-                st.afk_msgs[slot.index] = message_id
-            case _:
-                assert_never(slot.kind)
 
     # -- a table ends ------------------------------------------------------------------------
     async def abandon(self, table: Table) -> None:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from .coord import PgCoord
 
@@ -33,6 +33,7 @@ class TimerKind(StrEnum):
     HOLD = "hold"  # a skipped seat's think-time over (bot.moves, bot.hold)
     REMIND = "remind"  # half the turn gone: the asked player reminded (bot.moves)
     COUNTDOWN = "countdown"  # the lobby's pickup countdown over (bot.lobby)
+    READY = "ready"  # 再来一局's ready check over (bot.ready)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,25 @@ class Job:
 Runner = Callable[[Job], Awaitable[None]]
 # timers set (name, table, kind, args, due) and cancelled (names), put somewhere
 Store = Callable[[list[tuple[str, int, str, dict[str, Any], float]], list[str]], Awaitable[None]]
+
+
+class Scheduler(Protocol):
+    """Named one-shot timers, as the parts use them (:class:`LoopTimers`)."""
+
+    def schedule(
+        self,
+        name: str,
+        delay: float,
+        job: Job | Callable[[], Awaitable[None]],
+        background: bool = False,
+    ) -> None: ...
+
+    def cancel(self, name: str) -> None: ...
+
+    def on(self, kind: TimerKind, runner: Callable[[Job], Awaitable[None]]) -> None: ...
+
+    async def flush(self) -> None:
+        """Timers set and cancelled so far are stored (several processes; else nothing)."""
 
 
 class LoopTimers:

@@ -15,7 +15,7 @@ from engine.seats import opposite
 from engine.view import SeatView
 
 from .i18n import Catalog, fit_message, lang_or_default
-from .terms import hand_text, seat_name, team_names, tribute_name
+from .terms import hand_text, rank_name, seat_name, team_names, tribute_name
 
 
 class _Writer:
@@ -118,10 +118,18 @@ def game_over_caption(
     lang: str = "zh",
     match_score: tuple[int, int] | None = None,
 ) -> str:
-    """The short caption of the game-over picture (which shows the ranks and the tributes): the
-    title, the game's score and the match score, said once."""
+    """The one caption of the game-over picture (which shows the ranks and the tributes): the
+    title, the ranks in one line (what a notification and a search show), the game's score and
+    the match score — the result said once (issue 34)."""
     w = _Writer(names, lang)
-    return fit_message([w.line("over.title"), *w.score(view, match_score)], w.lang)
+    seen: set[str] = set()
+    order = sorted((r, s) for s, r in enumerate(view.ranks) if r is not None and 1 <= r <= 6)
+    ranks = w.cat.text("tr.over.sep").join(
+        w.cat.text("tr.over.rank", seen, rank=rank_name(r, w.lang), name=w.name(s))
+        for r, s in order
+    )
+    lines = [w.line("over.title"), *([ranks] if ranks else []), *w.score(view, match_score)]
+    return fit_message(lines, w.lang)
 
 
 def deal_line(

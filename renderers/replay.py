@@ -247,3 +247,21 @@ def _team(side: int, names: Sequence[str], lang: str) -> str:
         .text("replay.caption.team_sep")
         .join(seat_name(s, names, lang) for s in range(side, 6, 2))
     )
+
+
+# In a worker of the heavy lane (bot.lanes): a stored game's replay, from its record.
+def replay_frame(record: str, names: Sequence[str], lang: str, index: int) -> bytes:
+    """In a worker: frame ``index`` of a game's replay (PNG)."""
+    return render_replay_frame(replay_frames(record, names, lang), index)
+
+
+def replay_step(record: str, names: Sequence[str], lang: str, index: int) -> tuple[str, int]:
+    """In a worker: the caption of frame ``index`` ("" when the game has no such frame) and
+    the number of frames."""
+    script = replay_frames(record, names, lang)
+    count = frame_count(script)
+    return (frame_caption(script, index) if index < count else ""), count
+
+
+def animation_caption(record: str, names: Sequence[str], lang: str) -> str:
+    return replay_caption(replay_frames(record, names, lang))

@@ -14,6 +14,7 @@ from engine.ranking import chuan_team
 from engine.view import SeatView
 from engine.vocab import Status
 
+from .debts import debt_lines
 from .fonts import draw_text, fit, text_width
 from .i18n import lang_or_default, t
 from .table_image import (
@@ -53,7 +54,8 @@ def game_over_canvas(
     player."""
     lang = lang_or_default(lang)
     debts = view.tributes
-    debt_rows = max(1, (len(debts) + 1) // 2)
+    lines = debt_lines(debts)
+    debt_rows = max(1, (len(lines) + 1) // 2)
     y_ranks = TOP + 2 * KEY_H + 20
     y_debts = y_ranks + 6 * ROW_H + 20
     height = y_debts + 70 + debt_rows * DEBT_H + 30
@@ -110,21 +112,27 @@ def game_over_canvas(
     if not debts:
         draw_text(draw, (50, y_debts + 70 + DEBT_H / 2), t(lang, "img.no_tributes"), 36, INK, "lm")
     col_w = (WIDTH - 100) / 2
-    for i, debt in enumerate(debts):
+    for i, debt in enumerate(lines):
         cx0 = 50 + (i % 2) * col_w
         cy = y_debts + 70 + (i // 2) * DEBT_H + DEBT_H / 2
         kind = t(lang, f"img.tribute.{debt.kind}") if debt.kind in _KINDS else debt.kind
-        what = t(lang, "img.debt", kind=kind, n=debt.cards)
+        arrow = " ⇄ " if debt.mutual else " → "  # a two-way 点贡: one line (renderers.debts)
+        if not debt.mutual:
+            what = t(lang, "img.debt", kind=kind, n=debt.cards)
+        elif debt.cards == debt.back:
+            what = t(lang, "img.debt.mutual", kind=kind, n=debt.cards)
+        else:
+            what = t(lang, "img.debt.mutual2", kind=kind, n=debt.cards, m=debt.back)
         what_w = text_width(what, MIN_TEXT)
-        room = (col_w - 40 - what_w - text_width(" → ", MIN_TEXT)) / 2
+        room = (col_w - 40 - what_w - text_width(arrow, MIN_TEXT)) / 2
         x = cx0
         for j, seat in enumerate((debt.src, debt.dst)):
             who = player_label(seat, names, lang, MIN_TEXT, int(room))
             draw_text(draw, (x, cy), who, MIN_TEXT, TEAM_COLOR[seat % 2], anchor="lm")
             x += text_width(who, MIN_TEXT)
             if j == 0:
-                draw_text(draw, (x, cy), " → ", MIN_TEXT, INK, anchor="lm")
-                x += text_width(" → ", MIN_TEXT)
+                draw_text(draw, (x, cy), arrow, MIN_TEXT, INK, anchor="lm")
+                x += text_width(arrow, MIN_TEXT)
         draw_text(draw, (x + 12, cy), what, MIN_TEXT, INK, anchor="lm")
     return canvas
 

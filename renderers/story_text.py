@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from engine.ranking import Debt, chuan_team
 
+from .debts import debts_text
 from .i18n import fit_message, t
-from .terms import rank_name, seat_name, team_names, tribute_name
+from .terms import rank_name, seat_name, team_names
 
 CHINA_UTC_OFFSET_S = 8 * 3600
 
@@ -117,17 +118,7 @@ def match_text(
         lines.append(t(lang, "story.match.playing", n=playing))
     elif tributes:
         lines.append(t(lang, "over.tributes"))
-        for debt in tributes:
-            lines.append(
-                t(
-                    lang,
-                    "over.debt",
-                    src=seat_name(debt.src, names, lang),
-                    dst=seat_name(debt.dst, names, lang),
-                    kind=tribute_name(debt.kind, lang),
-                    cards=debt.cards,
-                )
-            )
+        lines += debts_text(tributes, names, lang)  # two-way 点贡: one line (renderers.debts)
     elif games and tribute_on:
         lines.append(t(lang, "over.no_tributes"))
     return fit_message(lines, lang)

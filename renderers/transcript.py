@@ -6,7 +6,7 @@ per trick, plays joined by →, 让 and 烧 shown, passes left out, the 开点 o
 
 A burn gets its own line from the burning play until it ends (烧成, 诈烧, 解烧 and the rest of that
 trick). The deal phase (进贡, 还贡, 买3, 革命, 流局, 宣点, 要头, the leader), 四户乱缠 with its
-rule and the end of the game are lines of their own.
+rule are lines of their own; the end of the game is the game-over picture's (bot.table).
 
 Nothing here tells who could have beaten a play: a declined burn claim and every pass, automatic
 or not, are left out (§7: only players able to beat a 够级 play are asked to burn).
@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from engine.events import Event, EventType
-from engine.ranking import chuan_team, score
+from engine.ranking import chuan_team
 from engine.rules import STANDARD, Rules
 
 from .announce import deal_line
 from .fit import MAX_MESSAGE, fit
 from .i18n import Catalog, lang_or_default
 from .played import Played
-from .terms import card_text, rank_name, seat_name, team_names
+from .terms import card_text, rank_name, seat_name
 
 # Events the group never hears about on their own (§7: a declined burn is silent; an automatic
 # pass is a pass, and passes are left out of a trick's line).
@@ -70,7 +70,8 @@ class Transcript:
     tricks; ``cheers`` — independent of ``take_finished`` — the lines completed since its own last
     call that deserve a group message of their own: a burn as it starts (🔥 老王 烧了！), burn
     outcomes, 闷, 开点, 走科, 四户乱缠 and 革命; each but a burn's start is also one of the finished
-    lines (the end of the game is a finished line only: the game-over picture says it).
+    lines. The end of the game closes the last trick's line and adds none: the game-over
+    picture says the result, once.
     ``played``: the game's plays as every seat saw them (for the players' DMs).
     ``rules``: the table's; a 烧成 promises 烧贡 only where the next deal collects it (§11).
     """
@@ -257,9 +258,12 @@ class Transcript:
             else:
                 self._after.append((self.cat.text("ev.four_way"), True))
         elif k == EventType.GAME_OVER:
+            # the last trick's line; the result itself is the game-over picture's, said once
             self._finish()
-            # a line of the log, not a cheer: the game-over picture says it to the group once
-            self._add(self._game_over())
+            ranks = [self._ranks.get(s) for s in range(6)]
+            if self._owed and len(self._ranks) == 6 and chuan_team(ranks) is not None:
+                # §11: 串三户 takes no 烧贡 — a promise of this game's log taken back there
+                self._add(self.cat.text("tr.over.chuan.waived").strip(" （）()"))
         else:
             self._deal(ev, k, who)
 
@@ -308,7 +312,7 @@ class Transcript:
         if who == self._last_play and tok is not None and self._line is not None:
             tok.notes.append(("tr.gone", {"rank": self.cat.text(f"rank.go.{rank}")}))
             self._line.cheer = True
-        # else: placed when the game ends; the game-over line lists every rank
+        # else: placed when the game ends; the game-over picture shows every rank
 
     def _deal(self, ev: Event, k: EventType, who: int | None) -> None:
         self._finish()
@@ -321,29 +325,6 @@ class Transcript:
         line = deal_line(ev, self.names, self.lang, self.rules)
         if line is not None:
             self._add(line, cheer=k == EventType.REVOLUTION)
-
-    def _game_over(self) -> str:
-        seen: set[str] = set()
-        ranks = [self._ranks.get(s) for s in range(6)]
-        order = sorted((r, s) for s, r in self._ranks.items())
-        listed = self.cat.text("tr.over.sep").join(
-            self.cat.text("tr.over.rank", seen, rank=rank_name(r, self.lang), name=self._name(s))
-            for r, s in order
-        )
-        out = self.cat.text("tr.over", seen, ranks=listed)
-        if len(order) == 6:
-            if chuan_team(ranks) is not None:
-                out += self.cat.text("tr.over.chuan", seen)
-                if self._owed:  # §11: 串三户 takes no 烧贡 (nor 闷贡, never promised here)
-                    out += self.cat.text("tr.over.chuan.waived", seen)
-            a, b = score(ranks)
-            if a or b:
-                side = 0 if a else 1
-                team = team_names(side, self.names, self.lang)
-                out += self.cat.text("tr.over.score", seen, team=team, score=f"+{a or b}")
-            else:
-                out += self.cat.text("tr.over.tie", seen)
-        return out
 
 
 def _clip(head: str, join: str, parts: list[str]) -> str:
@@ -372,3 +353,26 @@ def _join(join: str, parts: list[str]) -> str:
             arrow = arrow.rstrip()
         out += arrow + part
     return out
+
+
+def badges_line(earned: Sequence[tuple[str, str]], lang: str = "zh") -> str:
+    """The badges one game earned, as one line for the group: each badge once, with who earned
+    it (``earned``: (player's name, badge id) pairs, in the order earned); "" for none."""
+    from .stats_text import badge_name
+    from .terms import person
+
+    by_badge: dict[str, list[str]] = {}
+    for name, badge in earned:
+        by_badge.setdefault(badge, []).append(person(name))
+    if not by_badge:
+        return ""
+    cat = Catalog.load(lang_or_default(lang))
+    groups = cat.text("stats.earned.sep").join(
+        cat.text(
+            "stats.earned.group",
+            badge=badge_name(badge, lang),
+            names=cat.text("stats.earned.names_sep").join(names),
+        )
+        for badge, names in by_badge.items()
+    )
+    return fit(cat.text("stats.earned.line", list=groups), MAX_MESSAGE)

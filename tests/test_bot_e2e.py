@@ -276,6 +276,13 @@ async def test_a_restart_mid_game_resumes_where_it_stopped(tmp_path: Path) -> No
         (button,) = [b for b in last.buttons if b.callback_data == button_data(last, OverOp.AGAIN)]
         await users[3].press(last, data=button.callback_data)
         await w.settle()
+        # a ready check (bot.ready): the next game starts once everyone seated taps ✅
+        assert w.table(group).status == "over"
+        for u in users:
+            check = [m for m in w.api.messages(group.id) if button_data(m, OverOp.READY)]
+            if check:
+                await u.press(check[-1], data=button_data(check[-1], OverOp.READY))
+                await w.settle()
         next_game = w.table(group)
         assert next_game.status == "playing" and next_game.match is not None
         assert next_game.match.number == 2  # the same match: its tribute carries on (§11)

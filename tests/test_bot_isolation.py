@@ -301,9 +301,9 @@ async def test_heavy_work_has_its_own_lane_and_reviews_go_one_at_a_time() -> Non
     from functools import partial
 
     from bot.lanes import Reviews, heavy, review_budget
-    from bot.story import replay_frame
     from bot.workers import Workers
     from renderers import render_hand
+    from renderers.replay import replay_frame
 
     assert heavy(partial(replay_frame, "{}", (), "zh", 0)) and not heavy(partial(render_hand, "3"))
     workers = Workers(0)
@@ -336,7 +336,7 @@ def replay_frame_thread(_: str) -> str:
     return threading.current_thread().name
 
 
-replay_frame_thread.__module__, replay_frame_thread.__name__ = "bot.story", "replay_frame"
+replay_frame_thread.__module__, replay_frame_thread.__name__ = "renderers.replay", "replay_frame"
 
 
 async def test_a_chats_story_queue_coalesces_weighs_and_refuses_past_its_bound() -> None:

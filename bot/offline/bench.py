@@ -8,7 +8,9 @@ mode behind a round-robin forwarder (:class:`~bot.offline.cluster.BotCluster`); 
 polls, as it always did, unless ``--webhook`` puts it behind the forwarder too.
 Figures printed, the last line JSON (``storage``, ``procs``, ``tables``, ``actions``,
 ``update_to_first_call_ms_median`` / ``_p99``, ``rss_kb_per_table`` (all processes together),
-``api_calls_per_action``, ``errors``, ``stalled_tables``). Never a timed test."""
+``api_calls_per_action``, ``errors``, ``stalled_tables``; ``heap_kb_per_table``: the bot's
+heap by owner per table played, bot.memreport, and ``tables_held``: tables in the processes'
+memory at the end, over all of them). Never a timed test."""
 
 from __future__ import annotations
 

@@ -156,6 +156,9 @@ def figures(
         "press_to_first_call_ms_median": round(statistics.median(lat) * 1000, 1) if lat else None,
         "press_to_first_call_ms_p95": round(p95 * 1000, 1),
         "group_messages": len(api.messages(group_id)),
+        # every message the group was sent (deleted ones too), and how many made phones buzz
+        "group_sent": len(sent := api.messages(group_id, include_deleted=True)),
+        "group_buzzing": sum(1 for m in sent if not m.disable_notification),
         "rate_limited": stats.get("rate_limited", 0),
         "uploads": uploaded[0],
         "uploaded_kb": round(uploaded[1] / 1024, 1),

@@ -132,7 +132,7 @@ def run(
             refs = {int(row["game"]): row for row in stored["reviews"]}
     times: list[float] = []
     agree = places = full = 0
-    same = same_resampled = 0
+    same = same_resampled = kept = 0
     unsettled = 0
     for i in range(first, first + games):
         text = ai_game_record(rules, seed * DEAL_STRIDE + i)
@@ -149,11 +149,12 @@ def run(
             extra += f", reference {ref['picks']}: {n} of {2 * PICKS}"
         if stability:
             other = review_game(text, budget_s, random.Random(f"other:{i}"), effort=effort)
-            same += picks(other) == picks(r)
+            same += agreeing(picks(other), picks(r)) == 2 * PICKS
             extra += f", other seed {picks(other)}"
         if resample:
             other = review_game(text, budget_s, salt=f"resample:{i}", effort=effort)
-            same_resampled += picks(other) == picks(r)
+            same_resampled += agreeing(picks(other), picks(r)) == 2 * PICKS
+            kept += agreeing(picks(other), picks(r))
             extra += f", other rollouts {picks(other)}"
         print(_line(i, spent, r, extra), flush=True)
         for side in r.teams:
@@ -178,6 +179,7 @@ def run(
         figures["same_picks_other_seed"] = same
     if resample:
         figures["same_picks_other_rollouts"] = same_resampled
+        figures["places_kept_other_rollouts"] = round(kept / (2 * PICKS * games), 3)
     figures["cpu_s_median"] = round(statistics.median(times), 2)
     figures["agreement"] = round(agree / places, 3) if places else None
     print(json.dumps(figures))

@@ -406,8 +406,11 @@ def answer_callback_query(w: World, p: Params) -> bool:
 
 # ---- chats
 def _shown(w: World, p: Params) -> list[SentMessage]:
+    """The chat's messages, when the bot may pin there: in a group, only as an administrator
+    holding ``can_pin_messages`` (stricter than Telegram, where a basic group's members may pin
+    when the group allows it)."""
     chat = w.chat(p.chat_id())
-    if isinstance(chat, SimGroup) and not chat.bot_is_admin:
+    if isinstance(chat, SimGroup) and not chat.may(w.bot_id, "can_pin_messages"):
         raise bad_request("not enough rights to manage pinned messages in the chat")
     return [m for m in w.by_chat.get(chat.id, []) if not m.deleted]
 
@@ -419,6 +422,9 @@ def pin_chat_message(w: World, p: Params) -> bool:
     if target is None:
         raise bad_request("message to pin not found")
     target.pinned = True
+    chat = w.chat(p.chat_id())
+    if isinstance(chat, SimGroup):  # Telegram says so in the group (silently if asked)
+        chat.pin_notices.append(message_id)
     return True
 
 

@@ -222,6 +222,11 @@ class SimGroup:
         self.members: list[SimUser] = []
         self.bot_kicked = False
         self.supergroup = forum or str(chat_id).startswith("-100")
+        # rights an admin lacks (user id → e.g. {"can_pin_messages"}): the bot as an admin that
+        # may not pin
+        self.withheld: dict[int, set[str]] = {}
+        # Telegram's service messages "… pinned …" (not the bot's, not in ``by_chat``)
+        self.pin_notices: list[int] = []
 
     def __repr__(self) -> str:
         return f"SimGroup({self.id}, {self.title!r})"
@@ -229,6 +234,10 @@ class SimGroup:
     @property
     def bot_is_admin(self) -> bool:
         return self._world.bot_id in self.admins
+
+    def may(self, user_id: int, right: str) -> bool:
+        """Whether ``user_id`` is an admin here holding ``right`` (e.g. ``can_pin_messages``)."""
+        return user_id in self.admins and right not in self.withheld.get(user_id, set())
 
     def chat_json(self) -> JSON:
         out: JSON = {
@@ -458,6 +467,7 @@ class World:
             rights = dict.fromkeys(_ADMIN_CAN, True) | dict.fromkeys(_ADMIN_CANNOT, False)
             rights["can_manage_topics"] = group.forum
             rights["is_anonymous"] = user_id in group.anonymous
+            rights.update(dict.fromkeys(group.withheld.get(user_id, ()), False))
             return {"status": "administrator", "user": user, **rights}
         members = {u.id for u in group.members} | {self.bot_id}
         return {"status": "member" if user_id in members else "left", "user": user}
