@@ -52,9 +52,6 @@ from .search import candidates
 
 STEPS_PER_SECOND = 17_000  # rollout decisions (or solver positions) a second of one busy core
 Z = 2.0  # standard errors of a cost's confidence interval
-# a turning point is shown when its cost is this many standard errors above 0: on the 32
-# rollouts of PRODUCTION about the reference's 2 standard errors on 128 (docs/review.md)
-Z_SHOWN = 1.0
 MIN_POINTS = 1.0  # a decision that costs less (§10 points) is no turning point
 SHOWN = 2  # turning points per team
 LAST_CARDS = 6  # a seat with this many cards or fewer plays its last tricks
@@ -485,13 +482,13 @@ def _fate(fates: _Fates, p: _Point) -> tuple[str, int]:
 
 def _turning_points(points: Iterable[_Point], side: int, fates: _Fates) -> tuple[TurningPoint, ...]:
     """Team ``side``'s costliest decisions, at most :data:`SHOWN`: a cost of at least
-    :data:`MIN_POINTS`, and (from rollouts) :data:`Z_SHOWN` standard errors."""
+    :data:`MIN_POINTS`, and (from rollouts) :data:`Z` standard errors."""
     out: list[TurningPoint] = []
     for p in points:
         if p.seat % 2 != side:
             continue
         b, lost, win, se, win_se = p.cost()
-        if lost < MIN_POINTS or lost <= Z_SHOWN * se:
+        if lost < MIN_POINTS or lost <= Z * se:
             continue
         n = 0 if p.exact else p.n
         sure = p.exact or (n >= WIN_SAMPLES and win - Z * win_se >= WIN_SHOWN)
