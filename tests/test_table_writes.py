@@ -8,14 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from backends import Backend
 from botkit import open_and_seat, people, start, world
 
 from bot.buttons import LobbyOp
+from bot.model import TableState, TableStatus
 from bot.offline.simplayers import SimPlayer, press_lobby
+from bot.slots import take_stored
+from bot.storage import TableRow
 
-pytestmark = pytest.mark.e2e  # the bot end to end, through the local server
 
-
+@pytest.mark.e2e  # the bot end to end, through the local server
 @pytest.mark.parametrize("humans", [6, 1], ids=["human-next", "ai-next"])
 async def test_a_press_writes_the_table_row_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, humans: int
@@ -68,3 +71,26 @@ async def test_a_press_writes_the_table_row_once(
                 break
         assert actions >= 3
         assert new_messages > 0  # some press sent a kept message anew (its id stored apart)
+
+
+async def test_kept_ids_stored_apart_win_over_the_rows_and_old_rows_still_load(
+    backend: Backend,
+) -> None:
+    """A table stored before the ids were kept apart keeps its state's; one sent anew since
+    is the stored one, in the loaded table (log pages before the one before dropped)."""
+    state = TableState()
+    state.lobby_msg, state.table_msg, state.log_msgs = 11, 12, {0: 20, 1: 21}
+    async with backend.storage(await backend.db("db/gouji.sqlite3")) as st:
+        row = await st.create_table(TableRow(None, -7, None, TableStatus.LOBBY, 1, state.to_json()))
+        assert row.table_id is not None
+        await st.save_slot(row.table_id, "table", 0, 99)
+        await st.save_slot(row.table_id, "log", 2, 22)
+        await st.save_slot(row.table_id, "table", 0, 100)  # sent anew again: one row a slot
+        await st.save_slot(row.table_id + 1, "lobby", 0, 5)  # no such table: nothing
+        loaded = await st.load_table(row.table_id)
+        assert loaded is not None and loaded.version == 0
+        assert loaded.slots == (("log", 2, 22), ("table", 0, 100))
+        got = TableState.from_json(loaded.state)
+        take_stored(got, loaded.slots)
+        assert (got.lobby_msg, got.table_msg, got.log_msgs) == (11, 100, {1: 21, 2: 22})
+        assert await st.load_slots(row.table_id + 1) == []
