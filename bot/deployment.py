@@ -313,8 +313,7 @@ class Shared:
         set; then the messages are sent. A table found unsettled (a process died halfway) is
         shown again first, as after a restart."""
         async with self.coord.table_lock(table.id) as stored:
-            elsewhere = stored is not None and stored[0] != table.rev
-            if elsewhere:
+            if stored is not None and stored[0] != table.rev:
                 await self.catch_up(tables, table)
             before = table.mem()
             table.changes = 0
@@ -326,11 +325,6 @@ class Shared:
                 await self._settle(tables, table, posted)
             else:
                 await self.timers.flush()
-        if elsewhere and tables.get(table.id) is table:
-            # another process served the table since this one did: it is that one's (its
-            # next update here brings it back from storage); a process holds only the
-            # tables it serves
-            tables.drop(table)
 
     @asynccontextmanager
     async def current(self, tables: Registry, table: Table) -> AsyncIterator[None]:
@@ -512,8 +506,6 @@ class Shared:
         await self.coord.start()
         found = await tables.restore()
         await after_restart(found)
-        for table in found:  # each comes back from storage with its next update here
-            tables.drop(table)
         self.timers.start()
         self.takeover = Takeover(tables, self.coord)
         self.takeover.start()

@@ -58,7 +58,8 @@ SEAT_WAIT_S = 10.0  # a lobby press shown (the group paced at 0.2 s)
 # a game that stores no action for this long is stalled (a prompt lost): measured from its last
 # action, not from the start, so that a loaded machine (a restart taking 15 s, the games
 # crawling at load 30 on 2 cores) is not taken for a lost prompt
-STALL_S = 50.0
+# (waits seen at load 25-30: 11-20 s, once 43 s, a restart alone taking 15 s)
+STALL_S = 90.0
 DEADLINE_S = 1200.0  # and any game still going then
 START_S = 30.0  # a lobby still open this long after the last table started: its press was lost
 KILL_AT, TERM_AT = 0.3, 0.6  # of the actions a game takes (about: KNOWN_GAME_LENGTH)
@@ -105,6 +106,15 @@ async def play_to_end(
             for chat, version in (await _stored_versions(db)).items():
                 if chat in moved and versions.get(chat) != version:
                     longest[chat] = max(longest[chat], now - moved[chat])
+                    if now - moved[chat] > STALL_S / 2:  # what a slow table waited for, in the logs
+                        at = time.strftime(
+                            "%H:%M:%S", time.gmtime(time.time() - (now - moved[chat]))
+                        )
+                        print(
+                            f"chat {chat}: no action {now - moved[chat]:.0f} s from {at} UTC"
+                            f" (version {versions.get(chat)})",
+                            flush=True,
+                        )
                     versions[chat], moved[chat] = version, now
             await asyncio.sleep(0.5)
 
