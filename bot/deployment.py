@@ -34,6 +34,7 @@ from .outbox import Out
 from .pacing import Pace, SharedPace
 from .pg_storage import PostgresStorage
 from .queues import ChatQueue
+from .slots import take_stored
 from .table import Table
 from .takeover import Takeover
 from .tenure import Poster, tenure
@@ -327,8 +328,10 @@ class Shared:
 
     @asynccontextmanager
     async def current(self, tables: Registry, table: Table) -> AsyncIterator[None]:
-        """The table as stored last (another process may have changed it)."""
+        """The table as stored last (another process may have changed it, or sent its kept
+        messages anew)."""
         async with tables.locked(table):
+            take_stored(table.st, await self.storage.load_slots(table.id))
             yield
 
     async def _settle(
@@ -446,6 +449,7 @@ class Shared:
                 log.warning("table %d: caught up by a whole replay (%s)", table.id, e)
             if m.version == row.version:
                 st = TableState.from_json(row.state)
+                take_stored(st, row.slots)
                 lv = row.state.get("lobby_ver")
                 table.st, table.status, table.version = st, TableStatus(row.status), m.version
                 table.lobby_ver = lv if isinstance(lv, int) else 0

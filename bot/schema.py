@@ -142,7 +142,18 @@ _V7 = """
 ALTER TABLE updates_seen ADD COLUMN owner TEXT;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+# Version 8: the ids of the messages a table keeps in place (its lobby, table picture, ready
+# check, log pages, hands, AFK notices: bot.slots), one row a message, so the sender stores a
+# message's new id with one small write instead of the table's whole row. Ids kept in a table's
+# state before this version stay valid until the slot's message is sent anew.
+_V8 = """
+CREATE TABLE slots (
+    table_id INTEGER NOT NULL REFERENCES game_tables (table_id) ON DELETE CASCADE,
+    kind TEXT NOT NULL, idx INTEGER NOT NULL, message_id INTEGER NOT NULL,
+    PRIMARY KEY (table_id, kind, idx)) WITHOUT ROWID;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
 
 
 PG_VERSION_TABLE = "gouji_schema"

@@ -21,17 +21,11 @@ from telegram import (
     Message,
 )
 from telegram.constants import ParseMode
-from telegram.error import (
-    BadRequest,
-    ChatMigrated,
-    Forbidden,
-    RetryAfter,
-    TelegramError,
-    TimedOut,
-)
+from telegram.error import BadRequest
 
 from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
 
+from .calls import Calls
 from .deployment import Deployment, Turn
 from .media import markup, send_media
 from .outbox import Out, OutboxStore, Slot, SlotStore
@@ -43,7 +37,6 @@ from .workers import Workers
 
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
-MAX_TRIES = 5
 
 
 @dataclass
@@ -94,17 +87,21 @@ class Sender:
         self.workers = workers or Workers()  # pictures are drawn there
         self.pins = pins or Pins(bot)  # pin rights, asked with the bot (acts: bot.pins)
         self.pace = deployment.pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats
-        self._moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
+        self.api = Calls(on_refused)  # each Bot API call, with its retries
+        self._call = self.api.call
         self._pictures: dict[Slot, str] = {}  # slot → the digest of the picture it shows
         self._shown: dict[Slot, _Shown] = {}
         self._slot_chat: dict[Slot, int] = {}  # the chat of each slot delivered
-        self.calls = 0
-        self.errors = 0
         self.stale = 0  # several processes: older contents another process had replaced
         self.fenced = 0  # several processes: deliveries stopped by a lease that had moved
         self._forgetting: set[asyncio.Task[None]] = set()
         self._gone: set[tuple[int, int]] = set()  # (chat, message) deleted by an act
         self._dispatch: asyncio.Task[None] | None = None
+
+    @property
+    def errors(self) -> int:
+        """Messages given up (bot.calls), and messages that could not be delivered."""
+        return self.api.errors
 
     def start(self) -> None:
         """Deliver from now on: a worker for each chat that gets a message."""
@@ -184,12 +181,12 @@ class Sender:
                 else:
                     await self._deliver(out)
             except Exception:  # one bad message never stops a chat's queue
-                self.errors += 1
+                self.api.errors += 1
                 log.exception("could not deliver to chat %d", chat_id)
             finally:
                 self.queues.delivering -= 1
             chat.last = time.monotonic()
-            new_id = self._moved.pop(chat_id, None)
+            new_id = self.api.moved.pop(chat_id, None)
             if new_id is not None:
                 await self._follow(chat_id, new_id, [out, *chat.queue])
                 chat.queue.clear()
@@ -417,47 +414,3 @@ class Sender:
         if isinstance(result, Message) and result.photo:
             await self.uploads.uploaded(key, result.photo[-1].file_id)
         return result
-
-    async def _call(
-        self, chat_id: int, make: Callable[[], Awaitable[object]], once: bool = False
-    ) -> Message | bool:
-        """One Bot API call with retries: flood waits (429) waited out, network errors retried;
-        a chat that refuses (403: a player blocked the bot, or it left a group) is reported
-        (False); BadRequest goes to the caller. The sent message, or True for an edit that went
-        through. ``once``: a call that makes a new message is not repeated after a timeout
-        (it may have arrived: a second try would post it twice)."""
-        for attempt in range(MAX_TRIES):
-            try:
-                self.calls += 1
-                result = await make()
-                return result if isinstance(result, Message) else True
-            except RetryAfter as e:
-                wait = e.retry_after
-                seconds = wait.total_seconds() if hasattr(wait, "total_seconds") else float(wait)
-                log.warning("flood wait of %.0f s in chat %d", seconds, chat_id)
-                await asyncio.sleep(seconds)
-            except Forbidden:
-                if chat_id < 0:
-                    log.warning("chat %d refuses the bot's messages", chat_id)
-                await self.on_refused(chat_id)  # a private chat blocked, or the bot out of a group
-                return False
-            except ChatMigrated as e:
-                log.warning("chat %d moved to %d", chat_id, e.new_chat_id)
-                self._moved[chat_id] = e.new_chat_id  # the chat's messages follow it (_run)
-                return False
-            except BadRequest:
-                raise
-            except TimedOut:
-                if once:  # sent or not, nobody can tell: better lost than twice
-                    self.errors += 1
-                    log.warning("a new message to chat %d timed out: not sent again", chat_id)
-                    return False
-                log.warning("call to chat %d timed out, retrying", chat_id)
-                await asyncio.sleep(0.5 * (attempt + 1))
-            except TelegramError as e:
-                # network errors, a server answering 5xx or garbage: try again
-                log.warning("call to chat %d failed (%s), retrying", chat_id, type(e).__name__)
-                await asyncio.sleep(0.5 * (attempt + 1))
-        self.errors += 1
-        log.error("gave up on a call to chat %d after %d tries", chat_id, MAX_TRIES)
-        return False

@@ -413,7 +413,7 @@ class SqlStorage:
         r = await self._first(
             f"SELECT {TABLE_COLUMNS} FROM game_tables WHERE table_id = ?", (table_id,)
         )
-        return None if r is None else _table(r)
+        return None if r is None else await self._with_slots(_table(r))
 
     async def table_for_chat(self, chat_id: int, thread_id: int | None = None) -> TableRow | None:
         r = await self._first(
@@ -421,7 +421,29 @@ class SqlStorage:
             f" AND {self.thread_key} = ? AND status IN ('lobby', 'playing')",
             (chat_id, thread_id or 0),
         )
-        return None if r is None else _table(r)
+        return None if r is None else await self._with_slots(_table(r))
+
+    async def _with_slots(self, row: TableRow) -> TableRow:
+        assert row.table_id is not None
+        row.slots = tuple(await self.load_slots(row.table_id))
+        return row
+
+    async def save_slot(self, table_id: int, kind: str, index: int, message_id: int) -> None:
+        async with self._unit() as tx:
+            await tx.execute(
+                "INSERT INTO slots (table_id, kind, idx, message_id)"
+                " SELECT table_id, CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS BIGINT)"
+                " FROM game_tables WHERE table_id = ?"
+                " ON CONFLICT (table_id, kind, idx) DO UPDATE SET message_id = excluded.message_id",
+                (kind, index, message_id, table_id),
+            )
+
+    async def load_slots(self, table_id: int) -> list[tuple[str, int, int]]:
+        rows = await self._rows(
+            "SELECT kind, idx, message_id FROM slots WHERE table_id = ? ORDER BY kind, idx",
+            (table_id,),
+        )
+        return [(str(r[0]), int(r[1]), int(r[2])) for r in rows]
 
     async def load_actions(self, table_id: int, since: int = 0) -> list[str]:
         rows = await self._rows(
@@ -436,7 +458,7 @@ class SqlStorage:
             " OR (status = 'over' AND updated_at > ?) ORDER BY table_id",
             (time.time() - OVER_KEPT_S,),
         )
-        return [_table(r) for r in rows]
+        return [await self._with_slots(_table(r)) for r in rows]
 
     async def tables_of_user(self, user_id: int) -> list[int]:
         """The open tables whose stored seats name ``user_id`` (seated, or their seat taken

@@ -51,6 +51,8 @@ class TableRow:
     rev: int = 0  # saves so far (set by the storage); a shared writer's save compares it
     mem: bytes | None = None  # what the table's next press needs besides `state` (opaque)
     settled: bool = True  # several processes: False while a change is half stored
+    # the kept messages' ids stored apart (kind, index, message id; bot.slots), set on loading
+    slots: tuple[tuple[str, int, int], ...] = ()
 
 
 class StorageError(Exception):
@@ -116,6 +118,14 @@ class Storage(Protocol):
         """An outbox message was delivered (or can never be): it leaves the outbox."""
 
     async def load_table(self, table_id: int) -> TableRow | None: ...
+
+    async def save_slot(self, table_id: int, kind: str, index: int, message_id: int) -> None:
+        """A message the table keeps in place (``kind``, ``index``: bot.slots) is now
+        ``message_id``: one small write, the table's row untouched (nothing for a table that
+        is gone)."""
+
+    async def load_slots(self, table_id: int) -> list[tuple[str, int, int]]:
+        """The table's kept messages' ids as :meth:`save_slot` stored them (kind, index, id)."""
 
     async def table_for_chat(self, chat_id: int, thread_id: int | None = None) -> TableRow | None:
         """The chat's (topic's) lobby or playing table, if any."""

@@ -29,6 +29,7 @@ from .chats import Chats, UserInfo
 from .deployment import Deployment
 from .model import TableState, TableStatus
 from .outbox import Out
+from .slots import take_stored
 from .table import Table
 from .tenure import Poster, TenurePoster
 from .timers import Scheduler, TimerKind
@@ -267,6 +268,7 @@ class Tables:
         ValueError: the stored record does not replay)."""
         assert row.table_id is not None
         st = TableState.from_json(row.state)
+        take_stored(st, row.slots)
         status = TableStatus(row.status)
         table = Table(row.table_id, row.chat_id, row.thread_id, row.opener, status, st)
         lv = row.state.get("lobby_ver") if isinstance(row.state, dict) else None
