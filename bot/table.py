@@ -9,6 +9,7 @@ spectator's view (``view(None)``).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -55,6 +56,7 @@ from .model import Seat, TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
 from .quiet import own_side_burn
 
+log = logging.getLogger("gouji.tables")
 LOG_LIMIT = 3500  # characters of a log message before the next one starts
 
 
@@ -103,6 +105,20 @@ class Table:
         for k in self.MEM:
             setattr(self, k, mem[k])
         self.stored_mem = data
+
+    def took_mem(self, data: bytes | None) -> bool:
+        """Stored memory put in place, as the process that stored it had it (several
+        processes); one that does not load (a pickle from an older bot, or forged) is left out,
+        never run: the table goes on from its actions (False then)."""
+        if data is None:
+            return False
+        try:
+            self.take_mem(data)
+        except ValueError as e:
+            log.warning("table %d: its stored memory left out (%s)", self.id, e)
+            self.stored_mem = None
+            return False
+        return True
 
     def held(self) -> Hold | None:
         """The hold in force: set for the match's version (an older one is void)."""

@@ -285,27 +285,12 @@ class Tables:
             }
             table.match = Match.restore(doc, events)
             table.version = table.match.version
-            if not self._took_mem(table, row.mem):
+            if not table.took_mem(row.mem):
                 finished, _ = table.feed(events)  # the transcript again; its cheers were said
                 table.lines = finished
         if table.stored_mem is None:
             table.stored_mem = table.mem()  # what a change compares its memory with
         return table
-
-    @staticmethod
-    def _took_mem(table: Table, mem: bytes | None) -> bool:
-        """The stored memory put in place, as the process that stored it had it (several
-        processes); one that does not load (a pickle from an older bot, or forged) is left out,
-        never run: the table goes on from its actions."""
-        if mem is None:
-            return False
-        try:
-            table.take_mem(mem)
-        except ValueError as e:
-            log.warning("table %d: its stored memory left out (%s)", table.id, e)
-            table.stored_mem = None
-            return False
-        return True
 
     async def reload(self, table: Table) -> None:
         """Put the table back as stored (an action whose save failed must not stand)."""
