@@ -34,7 +34,7 @@ from .outbox import Out
 from .pacing import Pace, SharedPace
 from .pg_storage import PostgresStorage
 from .queues import ChatQueue
-from .slots import take_stored
+from .slotstate import take_stored
 from .table import Table
 from .takeover import Takeover
 from .tenure import Poster, tenure

@@ -29,7 +29,7 @@ from .chats import Chats, UserInfo
 from .deployment import Deployment
 from .model import TableState, TableStatus
 from .outbox import Out
-from .slots import take_stored
+from .slotstate import take_stored
 from .table import Table
 from .tenure import Poster, TenurePoster
 from .timers import Scheduler, TimerKind

@@ -14,7 +14,7 @@ from botkit import open_and_seat, people, start, world
 from bot.buttons import LobbyOp
 from bot.model import TableState, TableStatus
 from bot.offline.simplayers import SimPlayer, press_lobby
-from bot.slots import take_stored
+from bot.slotstate import take_stored
 from bot.storage import TableRow
 
 
