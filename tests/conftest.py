@@ -15,7 +15,7 @@ from bot.offline.pgcluster import PgCluster
 
 # The slowest modules (``--durations``), started first: under xdist a long test started last
 # would run alone while the other workers idle.
-SLOWEST_FIRST = ("test_bot_procs.py", "test_bot_kill.py")
+SLOWEST_FIRST = ("test_bot_procs.py", "test_bot_kill.py", "test_bot_durable.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
