@@ -76,7 +76,7 @@ class Effort:
 
 PRODUCTION = Effort(screen=3, keep=2, cap=32, doubt=2)
 # the reference the bench compares with (review-bench --make-reference): more of everything
-REFERENCE = Effort(screen=6, keep=2, cap=128, doubt=4)
+REFERENCE = Effort(screen=6, keep=2, cap=512, doubt=4)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import MISSING, fields
 
 from ..actions import Action
 from ..cards import parse
@@ -120,22 +121,32 @@ class _Table:
             self.pools[seat] = pool
         top = sim.top
         ask = sim.ask
-        return Knowledge(
-            seat=seat,
-            rules=sim.rules,
-            ask=ask[1] if ask else "",
-            hand=hand,  # read only by the policy
-            top_seat=top.seat if top else None,
-            top=top.play if top else None,
-            top_gouji=top.gouji if top else False,
-            top_burn=top.burn if top else False,
-            burning=sim.burning,
-            four_way=sim.four_way,
-            counts=self.counts,
-            active=self.active,
-            passed=frozenset(sim.passed),
-            opened=sim.opened,
-            headless=self.headless,
-            pool=pool,
-            threes_played=self.threes_played,
-        )
+        # what Knowledge(...) makes with these fields and the defaults of the others, at a
+        # third of its cost (a rollout builds one for each decision)
+        k: Knowledge = object.__new__(Knowledge)
+        d = k.__dict__
+        d.update(_DEFAULTS)
+        d["seat"] = seat
+        d["rules"] = sim.rules
+        d["ask"] = ask[1] if ask else ""
+        d["hand"] = hand  # read only by the policy
+        d["top_seat"] = top.seat if top else None
+        d["top"] = top.play if top else None
+        d["top_gouji"] = top.gouji if top else False
+        d["top_burn"] = top.burn if top else False
+        d["burning"] = sim.burning
+        d["four_way"] = sim.four_way
+        d["counts"] = self.counts
+        d["active"] = self.active
+        d["passed"] = frozenset(sim.passed)
+        d["opened"] = sim.opened
+        d["headless"] = self.headless
+        d["pool"] = pool
+        d["threes_played"] = self.threes_played
+        return k
+
+
+# the fields of Knowledge that a rollout leaves at their defaults
+_DEFAULTS: dict[str, object] = {
+    f.name: f.default for f in fields(Knowledge) if f.default is not MISSING
+}
