@@ -99,12 +99,12 @@ def _lead(k: Knowledge, rng: random.Random) -> Choice:
     rest = rest_without_threes(h, bound)
     if sum(rest) == 0:
         return _play(_group(THREE, h[THREE]), "lead_threes")
-    whole = as_play(tuple(rest))
+    body = body_ranks(h, bound)  # the ranks below 2 of ``rest``: one at most, and it is a play
+    whole = as_play(tuple(rest)) if len(body) <= 1 else None
     if whole is not None:
         if not bound:
             return _play(whole, "go_out")
         return _last_before_threes(k, rest, whole, rng)
-    body = body_ranks(h, bound)
     if (
         k.rules.open_point
         and not k.opened[k.seat]
@@ -265,11 +265,16 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
         p = plays[i]
         if cost > dearest:
             break
-        after = minus(h, p.counts) if bound or cost > limit else h
-        if bound and sum(after) == after[THREE] and beat_chance(k, p, rng, gouji=False) >= SAFE:
+        c = p.counts
+        # (the cards left after it are all 3s: total - size == h[THREE] - c[THREE])
+        if (
+            bound
+            and total - p.shape.size == h[THREE] - c[THREE]
+            and beat_chance(k, p, rng, gouji=False) >= SAFE
+        ):
             continue  # §8: this would be a penultimate play likely to be beaten (闷)
         if cost > limit:
-            if why == "beat_cheap" and _runs_out(after, bound):
+            if why == "beat_cheap" and _runs_out(minus(h, c), bound):
                 return _play(p, "regain_lead")
             continue
         if can_yield and why == "beat_cheap" and _teammate_to_come(k):
@@ -277,8 +282,7 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
         return _play(p, why)
     if ranked and bound:
         p = ranked[0]
-        after = minus(h, p.counts)
-        if sum(after) == after[THREE] and answer_cost(h, p, bound) <= limit:
+        if total - p.shape.size == h[THREE] - p.counts[THREE] and costed[0][0] <= limit:
             return Choice(Do.PASS, None, "avoid_smother")
     return Choice(Do.PASS, None, "pass_save")
 

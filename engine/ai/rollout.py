@@ -23,6 +23,7 @@ from .play_policy import decide_play
 
 MAX_SCORE = 12  # the largest score margin of a game (§10)
 MARGIN_SCALE = 2.0 * MAX_SCORE  # a result adds the margin over this: never outweighs the win
+_SEATS = range(6)
 YAOTOU_STANDS = 3  # §5.4 要头: 够死级 plays that must stand before the player may be 无头
 
 
@@ -97,16 +98,17 @@ class _Table:
     __slots__ = ("active", "counts", "headless", "pools", "threes_played")
 
     def __init__(self, sim: Game) -> None:
-        status = sim.status
-        active = [st is Status.ACTIVE for st in status]
+        on = Status.ACTIVE
+        active = [st is on for st in sim.status]
         yaotou = sim.yaotou
         stood = sim.yaotou_stood
+        hands = sim.hands
         self.active = active
-        self.counts = [sum(h) if a else 0 for h, a in zip(sim.hands, active, strict=True)]
-        across = active[3:] + active[:3]  # each seat's 对头 (seats.opposite) active
+        self.counts = [sum(hands[s]) if active[s] else 0 for s in _SEATS]
+        # active, its 对头 (seats.opposite, three seats on) not, and not 要头 before 3 stood
         self.headless = [
-            a and not b and not (s in yaotou and stood[s] < YAOTOU_STANDS)
-            for s, (a, b) in enumerate(zip(active, across, strict=True))
+            active[s] and not active[s - 3] and not (s in yaotou and stood[s] < YAOTOU_STANDS)
+            for s in _SEATS
         ]
         self.threes_played = [not a for a in active]
         self.pools: list[list[int] | None] = [None] * 6
