@@ -299,11 +299,11 @@ class Moves:
             hold = table.held()
             if not self._unchanged(table, job.version) or hold is None or hold.step != job.step:
                 return
+            held = _own_part(table, hold.actor)  # as the actor's message shows it
             hold.step += 1
-            actor = {hold.actor} if hold.actor is not None else set()
             if hold.step < len(hold.steps):
                 # the group's table follows each step (its caption); the players' private
-                # chats wait for the hold's end, when the actor's and the asked one's change
+                # chats wait for the hold's end, when the asked one's changes
                 self.sender.post(table.table_out())
                 self.schedule(table)
                 return
@@ -311,6 +311,11 @@ class Moves:
             m = table.match
             assert m is not None
             ask = m.asked()
+            # the actor's message was put in place at their press: a snapshot of that moment,
+            # like every waiting hand message; it changes again only if the tail changed their
+            # own part (their hand, their rank), not for the trick's line alone
+            changed = hold.actor is not None and _own_part(table, hold.actor) != held
+            actor = {hold.actor} if changed and hold.actor is not None else set()
             page = table.st.log_page
             outs = [*hold.later, *table.log_outs(hold.lines)]
             outs += sight_outs(table, self.pins, bool(hold.later), False, page)
@@ -408,3 +413,12 @@ class Moves:
             need = table.votes_needed(seat)
             self.sender.post(replace(table.afk_out(seat, 0, need), new=True))
         await self.act(table, action, note=note)
+
+
+def _own_part(table: Table, seat: int | None) -> tuple[object, ...]:
+    """What a seat's waiting hand message shows of the seat itself (its hand, status and rank,
+    the phase, its partner's cards): what a hold's tail may change besides the trick's line."""
+    if seat is None or table.match is None:
+        return ()
+    v = table.view(seat)
+    return (v.hand, v.status[seat], v.ranks[seat], v.phase, v.partner_hands, v.to_act == seat)

@@ -397,7 +397,7 @@ class Table:
                     self.id, m.version, legal, hand, sel, self.returnable(legal), lang
                 )
         elif view.phase != Phase.OVER:
-            kb = waiting_keyboard(self.id, m.version, s.auto, lang, sit)
+            kb = waiting_keyboard(self.id, s.auto, lang, sit)
         photo, photo_key = self._dm_picture(seat, view)
         return Out(
             s.user,
@@ -438,7 +438,9 @@ class Table:
         elif view.phase == Phase.SETUP:  # §5: nor who decides in the deal phase
             lines.append(t(lang, "pace.dealing"))
         elif view.to_act is not None:
-            lines.append(t(lang, "bot.hand.waiting", name=seat_name(view.to_act, names, lang)))
+            # not whom: a waiting message is a snapshot of the seat's last action, not edited
+            # as the turn moves on (the group's table says whose turn it is)
+            lines.append(t(lang, "bot.hand.waiting"))
         if s.auto and not out_of_play and view.phase != Phase.OVER:
             lines.append(t(lang, "bot.hand.auto_on"))
         lines.extend(  # §13 看联邦牌
