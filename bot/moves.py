@@ -187,7 +187,7 @@ class Moves:
             outs.append(replace(table.table_out(), new=True))
         outs += table.cheer_outs(cheers)
         outs += table.log_outs(finished)
-        outs += sight_outs(table, self.pins, bool(cheers) and not dealt, dealt, page)
+        outs += sight_outs(table, self.pins, 0 if dealt else len(cheers), dealt, page)
         if (
             (m.setup is not None and m.game is None)
             or any(e.type == EventType.LEADER for e in events)
@@ -318,7 +318,7 @@ class Moves:
             actor = {hold.actor} if changed and hold.actor is not None else set()
             page = table.st.log_page
             outs = [*hold.later, *table.log_outs(hold.lines)]
-            outs += sight_outs(table, self.pins, bool(hold.later), False, page)
+            outs += sight_outs(table, self.pins, len(hold.later), False, page)
             seats = actor | ({ask[0]} if ask is not None else set())
             outs += table.hand_outs(seats, ask)
             for out in outs:

@@ -327,10 +327,11 @@ class Table:
         return Out(self.chat_id, text, kb, self.thread_id, slot=Slot(self.id, SlotKind.AFK, seat))
 
     def table_below(self, cheered: bool) -> Out:
-        """The table message; after cheers it is sent anew below them (the old one deleted),
-        so that the group keeps the table and the trick in progress in sight — once for a run
-        of cheers (the sender keeps only the last of several waiting), never at the game's end,
-        where the game-over picture comes last."""
+        """The table message; ``cheered`` (cheers piled below it: bot.pins.sight_outs) it is
+        sent anew below them (the old one deleted), so that the group keeps the table and the
+        trick in progress in sight — once for a run of cheers (the sender keeps only the last
+        of several waiting), never at the game's end, where the game-over picture comes
+        last."""
         out = self.table_out()
         over = self.match is not None and self.match.phase == Phase.OVER
         return replace(out, new=True) if cheered and not over else out

@@ -16,8 +16,8 @@ targets of the calls (issue 35), the exit status failing when one is missed:
   tap that does not decide costs an edit of a question (``asking_edits_per_decision``), so
   ``calls_per_decision_at_people_taps`` counts those edits at people's tapping:
   ≤ :data:`MAX_CALLS`;
-- ``private_new_per_question``: new private messages beyond each player's first (the hand
-  dealt), per question asked: exactly 1 (the question's buzz);
+- ``private_new_per_question``: new private messages but each player's first (the hand dealt,
+  unless it asks), a decision (each answers one question): exactly 1 (the question's buzz);
 - ``group_writes_per_minute_max``: the most writes (sends, edits, deletes, pins) to the
   group in any 60 s of the game's clock: ≤ :data:`MAX_GROUP_PER_MIN` (Telegram's limit);
 - ``rate_limited``: 0."""
@@ -60,7 +60,8 @@ class _Prompts:
     def __init__(self) -> None:
         self.asked: list[tuple[float, int]] = []  # (when, chat)
         self.notifying = 0  # new messages to anyone that notify
-        self.private_new: dict[int, int] = {}  # chat → new messages
+        self.private_new = 0  # new private messages but each player's first hand dealt
+        self.private_chats: set[int] = set()  # chats that got a new message
         self.asking_edits = 0  # edits of a private message that still asks (a tap's)
         self.group_writes: list[float] = []  # when a group was written to
 
@@ -78,8 +79,11 @@ class _Prompts:
         if call.params.get("disable_notification") != "True":
             self.notifying += 1
         if chat > 0:
-            self.private_new[chat] = self.private_new.get(chat, 0) + 1
-            if _asks(markup):
+            asks = _asks(markup)
+            if asks or chat in self.private_chats:  # a chat's first: the hand dealt
+                self.private_new += 1
+            self.private_chats.add(chat)
+            if asks:
                 self.asked.append((call.time, chat))
 
     def most_in(self, window: float) -> int:
@@ -197,7 +201,6 @@ async def run_game(seed: int, speed: float) -> dict[str, Any]:
     extra = max(taps - 1.0, 0.0)
     tap_edits = prompts.asking_edits / n
     at_people = tap_edits * min(1.0, (PEOPLE_TAPS - 1.0) / extra) if extra > 0 else tap_edits
-    beyond_first = sum(k - 1 for k in prompts.private_new.values())
     return {
         "speed": speed,
         "decisions": actions,
@@ -222,7 +225,8 @@ async def run_game(seed: int, speed: float) -> dict[str, Any]:
         "taps_per_decision": round(taps, 2),
         "asking_edits_per_decision": round(tap_edits, 2),
         "calls_per_decision_at_people_taps": round(sent / n - tap_edits + at_people, 2),
-        "private_new_per_question": round(beyond_first / max(len(prompts.asked), 1), 2),
+        # each decision answers a question: one new message a question, none else
+        "private_new_per_question": round(prompts.private_new / n, 2),
         "group_writes_per_minute_max": prompts.most_in(60.0 / speed),
         "notifying_per_decision": round(prompts.notifying / max(actions, 1), 2),
         "uploads": len(uploads),
