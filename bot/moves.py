@@ -16,6 +16,7 @@ from engine.view import SeatView
 from engine.vocab import Ask, Do, EventType, Phase
 from renderers import card_text, t
 
+from . import storage as S
 from .aimove import decide_snapshot, signature, snapshot
 from .hold import Hold, plan, think_time
 from .model import AiLevel, TableStatus
@@ -23,8 +24,9 @@ from .outbox import Out, Slot, SlotKind
 from .pins import Pins, sight_outs
 from .quiet import OWN_SIDE_BURN_S, own_side_burn
 from .table import Table
-from .tables import Tables, UserInfo, timer_name
-from .timers import Job, TimerKind
+from .tables import Config, Tables, UserInfo, timer_name
+from .tenure import Poster
+from .timers import Job, Scheduler, TimerKind
 from .workers import Workers
 
 AI_TRIES = 3  # an AI move decided again when the table changed during its search
@@ -40,11 +42,18 @@ class Moves:
         workers: Workers,
         pins: Pins,
         game_stored: Callable[[Table], Awaitable[None]],
+        *,
+        poster: Poster,
+        timers: Scheduler,
+        cfg: Config,
+        storage: S.Storage,
     ) -> None:
         self.tables = tables
-        self.sender = tables.sender
+        self.cfg = cfg
+        self.storage = storage
+        self.sender = poster
         self.pins = pins  # the game kept in sight: the log pinned, or the table sent anew
-        self.timers = tables.timers
+        self.timers = timers
         self.workers = workers  # the hard AI searches there
         self.game_stored = game_stored  # after each game: its facts, badges, 复盘 (game_end)
         self.timers.on(TimerKind.STEP, self._step)
@@ -119,7 +128,7 @@ class Moves:
         plays 快速过牌 or ``Config.pass_think_s`` is 0."""
         m = table.match
         assert m is not None
-        setting = self.tables.cfg.pass_think_s
+        setting = self.cfg.pass_think_s
         if table.st.settings.instant_passes or setting == 0:
             return None
         version = m.version
@@ -207,7 +216,7 @@ class Moves:
         m = table.match
         assert m is not None and m.game is not None
         if table.st.stored_games < m.number:
-            await self.tables.storage.save_game(
+            await self.storage.save_game(
                 table.id, table.chat_id, m.number, m.game.record().to_json()
             )
             table.st.stored_games = m.number
@@ -247,7 +256,7 @@ class Moves:
             return
         s = table.st.seats[ask[0]]
         version = m.version
-        cfg = self.tables.cfg
+        cfg = self.cfg
         if s is None or s.ai_plays:
             self.timers.schedule(step, cfg.ai_delay, Job(TimerKind.STEP, table.id, version))
         else:
@@ -369,7 +378,7 @@ class Moves:
         m = table.match
         assert m is not None
         rng = random.Random(f"{table.id}:{m.version}:{seat}")
-        data, budget = snapshot(m), self.tables.cfg.hard_budget_ms
+        data, budget = snapshot(m), self.cfg.hard_budget_ms
         return lambda: self.workers.run(decide_snapshot, data, seat, level, rng, budget)
 
     async def decide(self, table: Table, seat: int, level: AiLevel) -> Decision:
@@ -380,7 +389,7 @@ class Moves:
         assert m is not None
         rng = random.Random(f"{table.id}:{m.version}:{seat}")
         if level == AiLevel.HARD:
-            budget = self.tables.cfg.hard_budget_ms
+            budget = self.cfg.hard_budget_ms
             return await self.workers.run(decide, m, seat, level, rng, budget)
         return decide(m, seat, level, rng)
 
