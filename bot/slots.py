@@ -12,14 +12,18 @@ from .outbox import Slot, SlotKind
 from .slotstate import keep, slot_id
 
 if TYPE_CHECKING:
+    from . import storage as S
+    from .deployment import Deployment
     from .tables import Tables
 
 
 class TableSlots:
     """Slots' message ids, as the tables of ``tables`` keep them."""
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, deployment: Deployment, storage: S.Storage) -> None:
         self.tables = tables
+        self.deployment = deployment
+        self.storage = storage
 
     async def slot_id(self, slot: Slot) -> int | None:
         """The message id a slot's message has (for the sender; several processes: as
@@ -27,7 +31,7 @@ class TableSlots:
         table = await self.tables.find(slot.table)
         if table is None:
             return None
-        async with self.tables.deployment.current(self.tables, table):
+        async with self.deployment.current(self.tables, table):
             return slot_id(table.st, SlotKind(slot.kind), slot.index)
 
     async def slot_sent(self, slot: Slot, message_id: int) -> None:
@@ -37,4 +41,4 @@ class TableSlots:
         table = self.tables.get(slot.table)
         if table is not None:
             keep(table.st, kind, slot.index, message_id)
-        await self.tables.storage.save_slot(slot.table, kind.value, slot.index, message_id)
+        await self.storage.save_slot(slot.table, kind.value, slot.index, message_id)
