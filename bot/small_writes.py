@@ -8,6 +8,8 @@ With :attr:`bot.sql_storage.SqlStorage.group_small` (SQLite), such a write waits
 group commit instead and is committed with the table saves and the other small writes that
 arrived meanwhile: one commit for many, so a press's save waits for at most the commit under
 way. Each small write still succeeds or fails on its own (a savepoint each, when one fails).
+A commit of small writes alone does not wait for the disk (SQLite: synchronous=NORMAL for that
+commit; the next table save's fsync writes it to disk too): bookkeeping, not a player's action.
 """
 
 from __future__ import annotations

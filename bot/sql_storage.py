@@ -153,6 +153,10 @@ class SqlStorage:
         or cancellation. `StorageError` once the storage is closed."""
         raise NotImplementedError
 
+    def _small_unit(self) -> AbstractAsyncContextManager[Tx]:
+        """The unit of a group commit of small writes alone (bot.small_writes)."""
+        return self._unit()
+
     @staticmethod
     def _integrity(e: Exception) -> str | None:
         """Which constraint an integrity error broke: ``"open_table"`` (the one-open-table
@@ -307,7 +311,7 @@ class SqlStorage:
             if not batch and not small:
                 continue
             try:
-                async with self._unit() as tx:
+                async with self._unit() if batch else self._small_unit() as tx:
                     outcomes = await self._write_batch(tx, batch) if batch else []
                     small_outcomes = await write_small(tx, small) if small else []
             except BaseException as e:  # not committed: none of the batch is stored

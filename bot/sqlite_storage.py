@@ -4,7 +4,8 @@ shared/TELEGRAM_NOTES.md, "aiosqlite": one connection in autocommit mode, WAL, s
 (a lost last action matters), foreign keys on; each unit of work holds an `asyncio.Lock` (on the
 one connection, a read between another unit's statements would see its uncommitted writes) and
 runs in `BEGIN IMMEDIATE … COMMIT`, ROLLBACK on error. The schema version is `PRAGMA
-user_version`.
+user_version`. A commit of a delivery's bookkeeping alone runs with synchronous=NORMAL
+(bot.small_writes).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -114,13 +115,18 @@ class SqliteStorage(SqlStorage):
                 await db.close()
 
     @asynccontextmanager
-    async def _unit(self, write: bool = True) -> AsyncIterator[_SqliteTx]:
+    async def _unit(self, write: bool = True, durable: bool = True) -> AsyncIterator[_SqliteTx]:
+        """``durable=False``: committed without waiting for the disk (synchronous=NORMAL, for
+        this commit only): in WAL nothing is lost when the bot is killed, and a power cut loses
+        only such commits since the last durable one, whose fsync writes them to disk too."""
         async with self._lock:
             if (db := self._db) is None:
                 raise StorageError("storage is not open")
             if not write:
                 yield _SqliteTx(db)
                 return
+            if not durable:
+                await db.execute("PRAGMA synchronous = NORMAL")
             try:
                 await db.execute("BEGIN IMMEDIATE")
                 yield _SqliteTx(db)
@@ -130,3 +136,12 @@ class SqliteStorage(SqlStorage):
                 # rollback is queued after them, and is a no-op outside a transaction.
                 await db.rollback()
                 raise
+            finally:
+                if not durable:
+                    await db.execute("PRAGMA synchronous = FULL")
+
+    def _small_unit(self) -> AbstractAsyncContextManager[_SqliteTx]:
+        """Small writes alone (bot.small_writes): a slot's id, a file_id, an outbox row gone are
+        bookkeeping, not a player's action — their commit never waits for the disk, so a
+        press's save never waits behind one."""
+        return self._unit(durable=False)

@@ -28,9 +28,9 @@ def count_commits(st: SqliteStorage, monkeypatch: pytest.MonkeyPatch) -> list[in
     commits = [0]
     unit = st._unit
 
-    def counted(write: bool = True) -> AbstractAsyncContextManager[Tx]:
+    def counted(write: bool = True, durable: bool = True) -> AbstractAsyncContextManager[Tx]:
         commits[0] += write
-        return unit(write)
+        return unit(write, durable)
 
     monkeypatch.setattr(st, "_unit", counted)
     return commits
@@ -115,3 +115,21 @@ async def test_after_close_a_small_write_says_so(tmp_path: Path) -> None:
     await st.close()
     with pytest.raises(Exception, match="not open"):
         await st.save_upload("a", "f")
+
+
+async def test_bookkeeping_alone_never_waits_for_the_disk_a_save_does(st: SqliteStorage) -> None:
+    """A commit of small writes alone runs with synchronous=NORMAL (no fsync: a press's save
+    never waits behind one), one with a table save with FULL, and FULL stays the setting."""
+    row = await st.create_table(TableRow(None, -1, None, TableStatus.PLAYING, 1, {}))
+    assert st._db is not None
+    said: list[str] = []
+    await st._db.set_trace_callback(said.append)
+    await st.save_upload("a", "f")
+    assert said.index("PRAGMA synchronous = NORMAL") < said.index("BEGIN IMMEDIATE")
+    assert said[-1] == "PRAGMA synchronous = FULL"
+    said.clear()
+    row.version = 1
+    await asyncio.gather(st.save_table(row, ["0 pass"]), st.save_upload("b", "f"))
+    assert "BEGIN IMMEDIATE" in said and not any("synchronous" in x for x in said)
+    async with st._db.execute("PRAGMA synchronous") as cur:
+        assert await cur.fetchone() == (2,)  # FULL
