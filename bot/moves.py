@@ -182,8 +182,27 @@ class Moves:
         game's end at once)."""
         log_kept = table.st.log_page in table.st.log_msgs
         over = table.match is not None and table.match.phase == Phase.OVER
-        for out in self.beat.sort(table.id, table.chat_id, log_kept, outs, now=over):
+        go = self.beat.sort(table.id, table.chat_id, log_kept, outs, now=over)
+        if self.beat.log_waits(table.id):  # its new lines shown on the table meanwhile
+            go = [self._unlogged(table, o) for o in go]
+        for out in go:
+            self._logged(table, out)
             self.sender.post(out)
+
+    @staticmethod
+    def _unlogged(table: Table, out: Out) -> Out:
+        """The table message with the lines its log does not show yet."""
+        if out.slot != Slot(table.id, SlotKind.TABLE) or out.act or table.match is None:
+            return out
+        return replace(table.table_out(table.lines[table.log_shown :]), new=out.new)
+
+    @staticmethod
+    def _logged(table: Table, out: Out) -> None:
+        """``out`` is the log page as it stands: it shows every line so far."""
+        slot = out.slot
+        page = Slot(table.id, SlotKind.LOG, table.st.log_page)
+        if slot == page and not out.act and out.chat_id == table.chat_id:
+            table.log_shown = len(table.lines)
 
     async def _beat_end(self, table_id: int) -> None:
         """A beat over: the group's table and log as they stand now, if they changed during it
@@ -197,9 +216,10 @@ class Moves:
             m = table.match
             if any(s.kind == SlotKind.LOG and s.index == table.st.log_page for s in slots):
                 self.sender.post(table.log_out(table.lines))
+                table.log_shown = len(table.lines)
             playing = table.status == TableStatus.PLAYING and m is not None and not m.over
             if playing and any(s.kind == SlotKind.TABLE for s in slots):
-                self.sender.post(table.table_out())
+                self.sender.post(self._unlogged(table, table.table_out()))
 
     def outs(
         self, table: Table, events: list[Event], actor: int | None, everyone: bool = False
@@ -260,6 +280,7 @@ class Moves:
             Out(table.chat_id, t(table.lang, "bot.resumed"), None, table.thread_id, silent=True)
         )
         self.sender.post(table.log_out(table.lines))
+        table.log_shown = len(table.lines)
         self.sender.post(table.table_out())
         ask = table.match.asked() if table.match else None
         for seat, _ in table.humans():

@@ -20,6 +20,7 @@ from .outbox import Out, Slot, SlotKind
 # question, the old one retired and the actor's message edited (three private calls a
 # decision), the group's writes are what keeps a decision within four calls (issue 35).
 BEAT_S = 9.0
+LOG_BEATS = 3  # the log page: edited once in so many beats at most
 
 
 @dataclass(frozen=True)
@@ -102,22 +103,28 @@ class Beat:
     """The rhythm of each table's kept group messages — its table picture and its log page:
     a change after a quiet beat is shown at once, and opens a beat of ``seconds``; what
     changes during it waits for its end and is shown then, once, as the table stands then
-    (``flush``: the table's part rebuilds the messages, under the table's lock). Only edits
-    wait: a message sent anew, the first of a log page, an act (delete, pin) go at once; a
-    waiting edit of a message sent anew is then moot (it goes with the newest content), one of
-    a message unpinned still comes (the game's last lines in its log)."""
+    (``flush``: the table's part rebuilds the messages, under the table's lock). The log page
+    keeps a slower beat, ``log_beats`` beats (its lines not yet in it are shown on the table
+    meanwhile: bot.table.Table.table_out). Only edits wait: a message sent anew, the first of
+    a log page, an act (delete, pin) go at once; a waiting edit of a message sent anew is then
+    moot (it goes with the newest content), one of a message unpinned still comes (the game's
+    last lines in its log)."""
 
     def __init__(
         self,
         seconds: float,
         flush: Callable[[int], Coroutine[Any, Any, None]],
         clock: Callable[[], float] = time.monotonic,
+        log_beats: int = LOG_BEATS,
     ) -> None:
         self.seconds = seconds
+        self.log_s = seconds * log_beats
         self.flush = flush
         self.clock = clock
         self.opened: dict[int, float] = {}  # table → when its current beat opened
+        self.logged: dict[int, float] = {}  # table → when its log was last edited
         self.waiting: dict[int, set[Slot]] = {}  # table → kept messages to edit at its end
+        self._wake_at: dict[int, float] = {}  # table → when its flush is due
         self._tasks: set[asyncio.Task[None]] = set()
 
     def sort(
@@ -131,9 +138,8 @@ class Beat:
             return outs
         waiting = self.waiting.setdefault(table_id, set())
         at = self.clock()
-        open_ = now or (
-            not waiting and at - self.opened.get(table_id, -self.seconds) >= self.seconds
-        )
+        others = [s for s in waiting if s.kind != SlotKind.LOG]  # (the log may wait longer)
+        open_ = now or (not others and self._due(self.opened, table_id, at, self.seconds))
         if now:
             waiting.clear()  # what waited goes with these, the newest content
         if open_:
@@ -144,23 +150,41 @@ class Beat:
                 go.append(out)
                 continue
             kind = out.slot.kind
-            edit = kind == SlotKind.TABLE or (kind == SlotKind.LOG and log_kept)
+            log = kind == SlotKind.LOG
+            edit = kind == SlotKind.TABLE or (log and log_kept)
             if not edit or out.new or out.act:
                 if not out.act:  # the newest content goes now: what waited is moot
                     waiting.discard(out.slot)
+                if log and not out.act:
+                    self.logged[table_id] = at
                 go.append(out)
-            elif open_:
+            elif open_ and (not log or now or self._due(self.logged, table_id, at, self.log_s)):
+                if log:
+                    self.logged[table_id] = at
                 go.append(out)
             else:
-                if not waiting:
-                    self._at_end(table_id, at)
                 waiting.add(out.slot)
+        if waiting:
+            self._wake(table_id, at)
         return go
 
-    def _at_end(self, table_id: int, now: float) -> None:
-        delay = max(0.0, self.opened.get(table_id, now) + self.seconds - now)
-        loop = asyncio.get_running_loop()
-        loop.call_later(delay, self._spawn, table_id)
+    def _due(self, since: dict[int, float], table_id: int, at: float, seconds: float) -> bool:
+        return at - since.get(table_id, at - seconds) >= seconds * 0.999
+
+    def _wake(self, table_id: int, at: float) -> None:
+        """A flush when the next of the waiting messages is due (unless one comes sooner)."""
+        waiting = self.waiting.get(table_id, set())
+        ends = [self.opened.get(table_id, at) + self.seconds]
+        if any(s.kind == SlotKind.LOG for s in waiting):
+            ends.append(self.logged.get(table_id, at) + self.log_s)
+        if all(s.kind == SlotKind.LOG for s in waiting):
+            ends = [max(ends)]  # the log alone waits for its own beat
+        when = min(ends)
+        due = self._wake_at.get(table_id)
+        if due is not None and due <= when:
+            return
+        self._wake_at[table_id] = when
+        asyncio.get_running_loop().call_later(max(0.0, when - at), self._spawn, table_id)
 
     def _spawn(self, table_id: int) -> None:
         task = asyncio.get_running_loop().create_task(self.flush(table_id))
@@ -168,12 +192,27 @@ class Beat:
         task.add_done_callback(self._tasks.discard)
 
     def take(self, table_id: int) -> set[Slot]:
-        """The beat's end: the kept messages waiting for it (to edit now); a new beat opens."""
-        waiting = self.waiting.pop(table_id, set())
+        """A flush: the kept messages due now (to edit); a new beat opens with them."""
+        at = self.clock()
+        self._wake_at.pop(table_id, None)
+        waiting = self.waiting.get(table_id, set())
+        out: set[Slot] = set()
+        if self._due(self.opened, table_id, at, self.seconds):
+            log_due = self._due(self.logged, table_id, at, self.log_s)
+            out = {s for s in waiting if s.kind != SlotKind.LOG or log_due}
+        if out:
+            waiting -= out
+            self.opened[table_id] = at
+            if any(s.kind == SlotKind.LOG for s in out):
+                self.logged[table_id] = at
         if waiting:
-            self.opened[table_id] = self.clock()
-        return waiting
+            self._wake(table_id, at)
+        return out
+
+    def log_waits(self, table_id: int) -> bool:
+        """Whether an edit of the log page waits (its new lines then shown on the table)."""
+        return any(s.kind == SlotKind.LOG for s in self.waiting.get(table_id, ()))
 
     def forget(self, table_id: int) -> None:
-        self.waiting.pop(table_id, None)
-        self.opened.pop(table_id, None)
+        for kept in (self.waiting, self.opened, self.logged, self._wake_at):
+            kept.pop(table_id, None)

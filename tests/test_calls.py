@@ -195,3 +195,17 @@ async def test_a_beat_lets_a_change_after_a_quiet_beat_through_and_holds_the_res
     assert not beat.waiting[1]
     off = Beat(0.0, flush)
     assert off.sort(1, chat, True, [table_out]) == [table_out]
+    # the log keeps a slower beat: the table goes when a beat opens, the log waits its own
+    slow = Beat(9.0, flush, clock=lambda: clock[0])
+    log2, table2 = (
+        Out(chat, "l", slot=Slot(2, SlotKind.LOG, 1)),
+        Out(chat, "t", slot=Slot(2, SlotKind.TABLE)),
+    )
+    assert slow.sort(2, chat, True, [log2, table2]) == [log2, table2]
+    clock[0] += 10
+    assert slow.sort(2, chat, True, [log2, table2]) == [table2]
+    assert slow.log_waits(2)
+    clock[0] += 10  # a beat over, not the log's (3 beats)
+    assert slow.take(2) == set()
+    clock[0] += 8
+    assert slow.take(2) == {log2.slot} and not slow.log_waits(2)
