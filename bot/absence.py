@@ -7,6 +7,7 @@ import logging
 
 from renderers import person, t
 
+from . import storage as S
 from .buttons import Kind, VoteOp
 from .model import Seat, TableStatus
 from .moves import Moves
@@ -14,6 +15,7 @@ from .outbox import Answer, Out, Slot, SlotKind
 from .router import Press, Router
 from .table import Table
 from .tables import Tables, UserInfo
+from .tenure import Poster
 
 log = logging.getLogger("gouji.absence")
 
@@ -21,10 +23,11 @@ log = logging.getLogger("gouji.absence")
 class Absence:
     """Seats whose player is away, and what the table may do about them."""
 
-    def __init__(self, tables: Tables, moves: Moves) -> None:
+    def __init__(self, tables: Tables, moves: Moves, *, poster: Poster, storage: S.Storage) -> None:
         self.tables = tables
+        self.storage = storage
         self.moves = moves
-        self.sender = tables.sender
+        self.sender = poster
 
     def register(self, router: Router) -> None:
         router.guard(Kind.VOTE, self._guard)
@@ -77,7 +80,7 @@ class Absence:
             return Answer(t(p.lang, "bot.already_playing"), alert=True)
         if not await p.members.is_member(table.chat_id, user.id):
             return Answer(t(p.lang, "bot.members_only"), alert=True)
-        row = await self.tables.storage.get_user(user.id)
+        row = await self.storage.get_user(user.id)
         if row is None or not row.dm_ok:
             return Answer(t(p.lang, "bot.need_start"), url=self.tables.deep_link(table.id, seat))
         old = s.name
@@ -100,10 +103,10 @@ class Absence:
 
     async def dm_blocked(self, user_id: int) -> None:
         """A private chat answered 403: the player blocked the bot or never started it."""
-        row = await self.tables.storage.get_user(user_id)
+        row = await self.storage.get_user(user_id)
         if row is not None and row.dm_ok:
             row.dm_ok = False
-            await self.tables.storage.save_user(row)
+            await self.storage.save_user(row)
         for table in await self.tables.of_user(user_id):
             seat = table.seat_of(user_id)
             if seat is None or table.status != TableStatus.PLAYING:

@@ -20,7 +20,8 @@ from .keyboards import Button, Keyboard
 from .model import TURN_SECONDS, ChatSettings, TableStatus, next_preset
 from .outbox import Answer, Out
 from .router import CommandCall, Menu, Press, Router
-from .tables import Tables
+from .tables import Config, Tables
+from .tenure import Poster
 
 # The values a switch's button steps through (§13).
 CYCLES: dict[str, tuple[Any, ...]] = {
@@ -164,11 +165,12 @@ def _changed(settings: ChatSettings, cb: Callback) -> ChatSettings | None:
 class SettingsMenu:
     """``/settings``, its buttons, ``/rules`` and ``/help``."""
 
-    def __init__(self, tables: Tables, chats: Chats) -> None:
+    def __init__(self, tables: Tables, chats: Chats, *, poster: Poster, cfg: Config) -> None:
         self.tables = tables
+        self.cfg = cfg
         self.chats = chats
         self.commands: Mapping[str, object] = {}
-        self.sender = tables.sender
+        self.sender = poster
 
     def register(self, router: Router) -> None:
         self.commands = router.commands  # every part's, for /help (filled as parts register)
@@ -182,7 +184,7 @@ class SettingsMenu:
 
     async def _cmd_settings(self, c: CommandCall) -> None:
         if c.private:
-            lang = c.user.lang or self.tables.cfg.lang
+            lang = c.user.lang or self.cfg.lang
             self.tables.reply(c.chat_id, None, t(lang, "bot.group_only"))
             return
         settings = await self.chats.chat_settings(c.chat_id)

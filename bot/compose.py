@@ -86,17 +86,31 @@ def compose(
 
     chats = Chats(storage, cfg.lang)
     tables = Tables(storage, queues, deployment, cfg, chats, username)
+    poster, timers_ = tables.sender, deployment.timers  # a part posts past its table's tenure
     pins = Pins(bot)  # the game kept in sight: pin rights, the table sent anew (bot.pins)
     router = Router(tables, Budgets(cfg.user_rate, cfg.chat_rate), pins)
     store = StoryStore(storage)
-    game_end = GameEnd(tables, chats, workers, store)
-    moves = Moves(tables, workers, pins, game_end.stored)
-    play = Play(tables, chats, moves)
-    absence = Absence(tables, moves)
-    lobby = Lobby(tables, chats, moves, absence)
-    ready = Ready(tables, moves)  # 再来一局's ready check
-    settings = SettingsMenu(tables, chats)
-    story = Story(tables, chats, workers, store)
+    game_end = GameEnd(
+        tables, chats, workers, store, poster=poster, timers=timers_, cfg=cfg, storage=storage
+    )
+    moves = Moves(
+        tables,
+        workers,
+        pins,
+        game_end.stored,
+        poster=poster,
+        timers=timers_,
+        cfg=cfg,
+        storage=storage,
+    )
+    play = Play(tables, chats, moves, poster=poster)
+    absence = Absence(tables, moves, poster=poster, storage=storage)
+    lobby = Lobby(
+        tables, chats, moves, absence, poster=poster, timers=timers_, cfg=cfg, storage=storage
+    )
+    ready = Ready(tables, moves, poster=poster, timers=timers_, cfg=cfg)  # 再来一局's check
+    settings = SettingsMenu(tables, chats, poster=poster, cfg=cfg)
+    story = Story(tables, chats, workers, store, poster=poster)
     for part in (lobby, play, absence, settings, story, ready):  # a new part registers here (its
         # commands take their place in the menu in this order)
         part.register(router)
@@ -111,7 +125,7 @@ def compose(
         bot,
         queues,
         deployment,
-        slots=TableSlots(tables),
+        slots=TableSlots(tables, deployment, storage),
         uploads=Uploads(storage),
         outbox=storage,
         on_refused=refused,

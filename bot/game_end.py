@@ -26,6 +26,7 @@ from engine.stats import Badge, PlayerGame, game_facts, new_badges
 from renderers.review_text import review_text
 from renderers.transcript import badges_line
 
+from . import storage as S
 from .chats import Chats
 from .lanes import review_budget
 from .model import Seat, TableStatus
@@ -33,7 +34,9 @@ from .outbox import Out
 from .storage import OVER_KEPT_S
 from .story_storage import GameKey, StoryStore
 from .table import Table
-from .tables import Tables
+from .tables import Config, Tables
+from .tenure import Poster
+from .timers import Scheduler
 from .workers import Workers
 
 log = logging.getLogger("gouji.game_end")
@@ -58,11 +61,24 @@ def review_message(
 class GameEnd:
     """Facts, badges and the 复盘 of each finished game."""
 
-    def __init__(self, tables: Tables, chats: Chats, workers: Workers, store: StoryStore) -> None:
+    def __init__(
+        self,
+        tables: Tables,
+        chats: Chats,
+        workers: Workers,
+        store: StoryStore,
+        *,
+        poster: Poster,
+        timers: Scheduler,
+        cfg: Config,
+        storage: S.Storage,
+    ) -> None:
         self.tables = tables
+        self.cfg = cfg
+        self.storage = storage
         self.chats = chats
-        self.sender = tables.sender
-        self.timers = tables.timers
+        self.sender = poster
+        self.timers = timers
         self.workers = workers
         self.store = store
 
@@ -133,8 +149,8 @@ class GameEnd:
         message is stored with the review and posted once. Off when ``review_budget_s`` is
         None (tests that do not want it). In the heavy lane, one at a time, within the chat's
         daily allowance, cut short without a person's decision (bot.lanes)."""
-        budget = review_budget(self.tables.cfg.review_budget_s or 0.0, people, decided)
-        if self.tables.cfg.review_budget_s is None or budget is None:
+        budget = review_budget(self.cfg.review_budget_s or 0.0, people, decided)
+        if self.cfg.review_budget_s is None or budget is None:
             return
         seed = f"{key.table_id}:{key.number}"
         work = partial(review_message, record_text, budget, seed, tuple(names), lang)
@@ -165,7 +181,7 @@ class GameEnd:
         for key in await self.store.unreviewed(time.time() - OVER_KEPT_S):
             game = await self.store.game(key)
             found = await self.store.record(key)
-            row = await self.tables.storage.load_table(key.table_id)
+            row = await self.storage.load_table(key.table_id)
             if game is None or found is None or row is None:
                 continue
             lang = (await self.chats.chat_settings(game.chat_id)).lang

@@ -410,16 +410,23 @@ def pack(buttons: Sequence[Button], most: int, sizes: Sequence[int] = ()) -> Key
     return rows
 
 
-def auto_row(table: int, version: int, auto: bool, asked: bool, lang: str) -> list[Button]:
+# 托管 and its confirmation count at any version (bot.play UNTIMED): their buttons carry this
+# one, so a waiting hand message's keyboard stays the same while the match moves on and the
+# message is not edited for nothing (the sender skips an edit identical to what is shown)
+ANY_VERSION = 0
+
+
+def auto_row(table: int, auto: bool, asked: bool, lang: str) -> list[Button]:
     """托管, alone in its row: on only after 确认托管 (a mis-tap is cancelled), off at once."""
+    v = ANY_VERSION
     if auto:
-        return [hand_button(t(lang, "bot.btn.auto_off"), table, version, HandOp.AUTO)]
+        return [hand_button(t(lang, "bot.btn.auto_off"), table, v, HandOp.AUTO)]
     if asked:
         return [
-            hand_button(t(lang, "taps.auto.yes"), table, version, HandOp.AUTO_YES),
-            hand_button(t(lang, "taps.cancel"), table, version, HandOp.CANCEL),
+            hand_button(t(lang, "taps.auto.yes"), table, v, HandOp.AUTO_YES),
+            hand_button(t(lang, "taps.cancel"), table, v, HandOp.CANCEL),
         ]
-    return [hand_button(t(lang, "bot.btn.auto"), table, version, HandOp.AUTO)]
+    return [hand_button(t(lang, "bot.btn.auto"), table, v, HandOp.AUTO)]
 
 
 def hand_keyboard(
@@ -442,7 +449,7 @@ def hand_keyboard(
         risky = sit.pending in sit.risky
         op = HandOp.CONFIRM if risky else HandOp.SURE
         rows.append([b(confirm_label(sit, lang), table, version, op)])
-        rows.append(auto_row(table, version, auto, False, lang))
+        rows.append(auto_row(table, auto, False, lang))
         return rows
     taps = [
         b(_play_label(str(p), sit, lang, quick=True), table, version, HandOp.QUICK, k)
@@ -472,5 +479,5 @@ def hand_keyboard(
         last.append(b(button_text("yield", lang), table, version, HandOp.YIELD))
     last.append(b(button_text("hint", lang), table, version, HandOp.HINT))
     rows.append(last)
-    rows.append(auto_row(table, version, auto, sit.auto_asked, lang))
+    rows.append(auto_row(table, auto, sit.auto_asked, lang))
     return rows

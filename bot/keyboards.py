@@ -137,10 +137,11 @@ def option_for(legal: Legal, selection: Counts) -> Action | None:
 
 
 def waiting_keyboard(
-    table: int, version: int, auto: bool, lang: str, sit: Situation = NOTHING_SPECIAL
+    table: int, auto: bool, lang: str, sit: Situation = NOTHING_SPECIAL
 ) -> Keyboard:
-    """A player's hand message while others act: only 托管 on or off (with its confirmation)."""
-    return [auto_row(table, version, auto, sit.auto_asked, lang)]
+    """A player's hand message while others act: only 托管 on or off (with its confirmation),
+    the same at every version of the match (bot.handkeys.ANY_VERSION)."""
+    return [auto_row(table, auto, sit.auto_asked, lang)]
 
 
 def lobby_keyboard(

@@ -23,8 +23,9 @@ from .outbox import Answer, Out
 from .pins import unpin_outs
 from .router import CommandCall, Menu, Press, Router, Where
 from .table import Table
-from .tables import Tables, UserInfo, timer_name
-from .timers import Job, TimerKind
+from .tables import Config, Tables, UserInfo, timer_name
+from .tenure import Poster
+from .timers import Job, Scheduler, TimerKind
 
 log = logging.getLogger("gouji.lobby")
 
@@ -36,13 +37,26 @@ ANY_VERSION = frozenset({LobbyOp.SIT, LobbyOp.SIT_ANY, LobbyOp.LEAVE, LobbyOp.RU
 class Lobby:
     """Tables from their opening to their first deal (between games: bot.ready)."""
 
-    def __init__(self, tables: Tables, chats: Chats, moves: Moves, absence: Absence) -> None:
+    def __init__(
+        self,
+        tables: Tables,
+        chats: Chats,
+        moves: Moves,
+        absence: Absence,
+        *,
+        poster: Poster,
+        timers: Scheduler,
+        cfg: Config,
+        storage: S.Storage,
+    ) -> None:
         self.tables = tables
+        self.cfg = cfg
+        self.storage = storage
         self.chats = chats
         self.moves = moves
         self.absence = absence
-        self.sender = tables.sender
-        self.timers = tables.timers
+        self.sender = poster
+        self.timers = timers
         self.timers.on(TimerKind.COUNTDOWN, self._run_countdown)
         tables.on_resume(TableStatus.LOBBY, self.resumed)
 
@@ -63,7 +77,7 @@ class Lobby:
     # -- commands ----------------------------------------------------------------------------
     async def _cmd_gouji(self, c: CommandCall) -> None:
         if c.private:
-            lang = c.user.lang or self.tables.cfg.lang
+            lang = c.user.lang or self.cfg.lang
             self.tables.reply(c.chat_id, None, t(lang, "bot.group_only"))
             return
         await self.open_table(c.chat_id, c.thread_id, c.user)
@@ -93,7 +107,7 @@ class Lobby:
             return
         st = TableState(settings=settings, seed=self.tables.next_seed())
         try:
-            row = await self.tables.storage.create_table(
+            row = await self.storage.create_table(
                 S.TableRow(None, chat_id, thread_id, TableStatus.LOBBY, user.id, st.to_json(), 0)
             )
         except S.TableExists:  # opened this very moment by another process (several share)
@@ -223,7 +237,7 @@ class Lobby:
         """Seat ``user`` (at ``seat`` or any free one). A player whose DM the bot cannot reach
         gets the deep link instead (the bot may not message someone who never started it)."""
         lang = table.lang
-        row = await self.tables.storage.get_user(user.id)
+        row = await self.storage.get_user(user.id)
         if row is None or not row.dm_ok:
             return Answer(t(lang, "bot.need_start"), url=self.tables.deep_link(table.id, seat))
         mine = table.seat_of(user.id)
@@ -319,7 +333,7 @@ class Lobby:
             case LobbyOp.GO:
                 return await self.start(table)
             case LobbyOp.COUNTDOWN:
-                cd = self.tables.cfg.countdown_s
+                cd = self.cfg.countdown_s
                 st.countdown = time.time() + cd
                 self.timers.schedule(
                     timer_name(TimerKind.COUNTDOWN, table.id), cd, self._countdown(table)

@@ -16,6 +16,7 @@ from engine.view import SeatView
 from engine.vocab import Ask, Do, EventType, Phase
 from renderers import card_text, t
 
+from . import storage as S
 from .aimove import decide_snapshot, signature, snapshot
 from .hold import Hold, plan, think_time
 from .model import AiLevel, TableStatus
@@ -23,8 +24,9 @@ from .outbox import Out, Slot, SlotKind
 from .pins import Pins, sight_outs
 from .quiet import OWN_SIDE_BURN_S, own_side_burn
 from .table import Table
-from .tables import Tables, UserInfo, timer_name
-from .timers import Job, TimerKind
+from .tables import Config, Tables, UserInfo, timer_name
+from .tenure import Poster
+from .timers import Job, Scheduler, TimerKind
 from .workers import Workers
 
 AI_TRIES = 3  # an AI move decided again when the table changed during its search
@@ -40,11 +42,18 @@ class Moves:
         workers: Workers,
         pins: Pins,
         game_stored: Callable[[Table], Awaitable[None]],
+        *,
+        poster: Poster,
+        timers: Scheduler,
+        cfg: Config,
+        storage: S.Storage,
     ) -> None:
         self.tables = tables
-        self.sender = tables.sender
+        self.cfg = cfg
+        self.storage = storage
+        self.sender = poster
         self.pins = pins  # the game kept in sight: the log pinned, or the table sent anew
-        self.timers = tables.timers
+        self.timers = timers
         self.workers = workers  # the hard AI searches there
         self.game_stored = game_stored  # after each game: its facts, badges, 复盘 (game_end)
         self.timers.on(TimerKind.STEP, self._step)
@@ -119,7 +128,7 @@ class Moves:
         plays 快速过牌 or ``Config.pass_think_s`` is 0."""
         m = table.match
         assert m is not None
-        setting = self.tables.cfg.pass_think_s
+        setting = self.cfg.pass_think_s
         if table.st.settings.instant_passes or setting == 0:
             return None
         version = m.version
@@ -187,7 +196,7 @@ class Moves:
             outs.append(replace(table.table_out(), new=True))
         outs += table.cheer_outs(cheers)
         outs += table.log_outs(finished)
-        outs += sight_outs(table, self.pins, bool(cheers) and not dealt, dealt, page)
+        outs += sight_outs(table, self.pins, 0 if dealt else len(cheers), dealt, page)
         if (
             (m.setup is not None and m.game is None)
             or any(e.type == EventType.LEADER for e in events)
@@ -207,7 +216,7 @@ class Moves:
         m = table.match
         assert m is not None and m.game is not None
         if table.st.stored_games < m.number:
-            await self.tables.storage.save_game(
+            await self.storage.save_game(
                 table.id, table.chat_id, m.number, m.game.record().to_json()
             )
             table.st.stored_games = m.number
@@ -247,7 +256,7 @@ class Moves:
             return
         s = table.st.seats[ask[0]]
         version = m.version
-        cfg = self.tables.cfg
+        cfg = self.cfg
         if s is None or s.ai_plays:
             self.timers.schedule(step, cfg.ai_delay, Job(TimerKind.STEP, table.id, version))
         else:
@@ -299,11 +308,11 @@ class Moves:
             hold = table.held()
             if not self._unchanged(table, job.version) or hold is None or hold.step != job.step:
                 return
+            held = _own_part(table, hold.actor)  # as the actor's message shows it
             hold.step += 1
-            actor = {hold.actor} if hold.actor is not None else set()
             if hold.step < len(hold.steps):
                 # the group's table follows each step (its caption); the players' private
-                # chats wait for the hold's end, when the actor's and the asked one's change
+                # chats wait for the hold's end, when the asked one's changes
                 self.sender.post(table.table_out())
                 self.schedule(table)
                 return
@@ -311,9 +320,14 @@ class Moves:
             m = table.match
             assert m is not None
             ask = m.asked()
+            # the actor's message was put in place at their press: a snapshot of that moment,
+            # like every waiting hand message; it changes again only if the tail changed their
+            # own part (their hand, their rank), not for the trick's line alone
+            changed = hold.actor is not None and _own_part(table, hold.actor) != held
+            actor = {hold.actor} if changed and hold.actor is not None else set()
             page = table.st.log_page
             outs = [*hold.later, *table.log_outs(hold.lines)]
-            outs += sight_outs(table, self.pins, bool(hold.later), False, page)
+            outs += sight_outs(table, self.pins, len(hold.later), False, page)
             seats = actor | ({ask[0]} if ask is not None else set())
             outs += table.hand_outs(seats, ask)
             for out in outs:
@@ -364,7 +378,7 @@ class Moves:
         m = table.match
         assert m is not None
         rng = random.Random(f"{table.id}:{m.version}:{seat}")
-        data, budget = snapshot(m), self.tables.cfg.hard_budget_ms
+        data, budget = snapshot(m), self.cfg.hard_budget_ms
         return lambda: self.workers.run(decide_snapshot, data, seat, level, rng, budget)
 
     async def decide(self, table: Table, seat: int, level: AiLevel) -> Decision:
@@ -375,7 +389,7 @@ class Moves:
         assert m is not None
         rng = random.Random(f"{table.id}:{m.version}:{seat}")
         if level == AiLevel.HARD:
-            budget = self.tables.cfg.hard_budget_ms
+            budget = self.cfg.hard_budget_ms
             return await self.workers.run(decide, m, seat, level, rng, budget)
         return decide(m, seat, level, rng)
 
@@ -408,3 +422,12 @@ class Moves:
             need = table.votes_needed(seat)
             self.sender.post(replace(table.afk_out(seat, 0, need), new=True))
         await self.act(table, action, note=note)
+
+
+def _own_part(table: Table, seat: int | None) -> tuple[object, ...]:
+    """What a seat's waiting hand message shows of the seat itself (its hand, status and rank,
+    the phase, its partner's cards): what a hold's tail may change besides the trick's line."""
+    if seat is None or table.match is None:
+        return ()
+    v = table.view(seat)
+    return (v.hand, v.status[seat], v.ranks[seat], v.phase, v.partner_hands, v.to_act == seat)

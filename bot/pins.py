@@ -37,6 +37,7 @@ ACTS = (DELETE, PIN, UNPIN)
 RIGHTS_KEPT_S = 600.0  # how long a chat's answer about pin rights is believed
 REPOST_S = 90.0  # seconds of a game after which the table is sent anew (no pin rights)
 REPOST_AFTER = 5  # updates seen in the group after which the table is sent anew (idem)
+CHEERS_BELOW = 2  # the bot's cheers below the table after which it is sent anew below them
 
 
 @dataclass
@@ -50,6 +51,7 @@ class _ChatPins:
 class _TableSight:
     sent_at: float = 0.0  # when the table message was last sent anew
     seen_at: int = 0  # the chat's count of updates seen then
+    cheers: int = 0  # the bot's cheers sent below it since
 
 
 class Pins:
@@ -117,6 +119,15 @@ class Pins:
     def sent_anew(self, table_id: int, chat_id: int) -> None:
         self.sight[table_id] = _TableSight(self.clock(), self.updates.get(chat_id, 0))
 
+    def cheered(self, table_id: int, chat_id: int, cheers: int) -> int:
+        """``cheers`` more cheers sent below the table: how many are below it now."""
+        s = self.sight.get(table_id)
+        if s is None:
+            self.sent_anew(table_id, chat_id)
+            s = self.sight[table_id]
+        s.cheers += cheers
+        return s.cheers
+
 
 def act_out(
     chat_id: int, thread_id: int | None, slot: Slot, act: str, message_id: int | None = None
@@ -163,12 +174,14 @@ async def deliver_act(pins: Pins, bot: Bot, call: Call, message_id: int | None, 
 
 
 # -- what a table's change shows about its sight -----------------------------------------------
-def sight_outs(table: Any, pins: Pins, cheered: bool, dealt: bool, page_before: int) -> list[Out]:
+def sight_outs(table: Any, pins: Pins, cheers: int, dealt: bool, page_before: int) -> list[Out]:
     """The table message after a change (``bot.table.Table.table_below``), and the acts that
     keep the game in sight: at a deal the log pinned (when the bot may pin), a new log page
-    pinned in place of the last, the table sent anew when it is due (when it may not); at the
-    end of the game the table message deleted — the game-over picture that follows says the
-    result once, below the last trick's cheer — and the log unpinned."""
+    pinned in place of the last, the table sent anew when it is due (when it may not), or
+    once :data:`CHEERS_BELOW` of the bot's ``cheers`` are below it (one line under the table
+    leaves it in sight: a send and a delete in the group's budget of 20 writes a minute
+    would not); at the end of the game the table message deleted — the game-over picture that
+    follows says the result once, below the last trick's cheer — and the log unpinned."""
     from engine.vocab import Phase
 
     from .outbox import SlotKind
@@ -187,7 +200,8 @@ def sight_outs(table: Any, pins: Pins, cheered: bool, dealt: bool, page_before: 
         if not dealt:
             outs.append(act_out(chat, thread, Slot(table.id, SlotKind.LOG, page_before), UNPIN))
         outs.append(act_out(chat, thread, log_slot, PIN))
-    out = table.table_below(cheered)
+    below = pins.cheered(table.id, chat, cheers) if cheers and not dealt else 0
+    out = table.table_below(below >= CHEERS_BELOW)
     if not out.new and may is False and pins.due(table.id, chat):
         out = Out(**{**out.__dict__, "new": True})
     if out.new or dealt:

@@ -23,6 +23,7 @@ from .outbox import Answer, Out
 from .router import CommandCall, Menu, Press, Router
 from .table import Table
 from .tables import Tables
+from .tenure import Poster
 
 log = logging.getLogger("gouji.play")
 UNTIMED = (HandOp.AUTO, HandOp.AUTO_YES, HandOp.CANCEL)  # 托管 and its confirmation: any time
@@ -31,10 +32,10 @@ UNTIMED = (HandOp.AUTO, HandOp.AUTO_YES, HandOp.CANCEL)  # 托管 and its confir
 class Play:
     """Presses on hand messages; what they submit is applied by ``moves``."""
 
-    def __init__(self, tables: Tables, chats: Chats, moves: Moves) -> None:
+    def __init__(self, tables: Tables, chats: Chats, moves: Moves, *, poster: Poster) -> None:
         self.tables = tables
         self.chats = chats
-        self.sender = tables.sender
+        self.sender = poster
         self.moves = moves
 
     def register(self, router: Router) -> None:

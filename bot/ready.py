@@ -29,8 +29,9 @@ from .moves import Moves
 from .outbox import Answer, Out, Slot, SlotKind
 from .router import Press, Router
 from .table import Table
-from .tables import Tables, timer_name
-from .timers import Job, TimerKind
+from .tables import Config, Tables, timer_name
+from .tenure import Poster
+from .timers import Job, Scheduler, TimerKind
 
 log = logging.getLogger("gouji.ready")
 READY_S = 30.0
@@ -40,11 +41,14 @@ class Ready:
     """The ready check between two games of a match: the game-over message's 再来一局 and the
     check's ✅."""
 
-    def __init__(self, tables: Tables, moves: Moves) -> None:
+    def __init__(
+        self, tables: Tables, moves: Moves, *, poster: Poster, timers: Scheduler, cfg: Config
+    ) -> None:
         self.tables = tables
+        self.cfg = cfg
         self.moves = moves
-        self.sender = tables.sender
-        self.timers = tables.timers
+        self.sender = poster
+        self.timers = timers
         self.timers.on(TimerKind.READY, self._expired)
         tables.on_resume(TableStatus.OVER, self.resumed)
 
@@ -53,7 +57,7 @@ class Ready:
         router.on(Kind.OVER, OverOp.READY, self.press)
 
     def seconds(self) -> float:
-        return min(READY_S, self.tables.cfg.countdown_s)
+        return min(READY_S, self.cfg.countdown_s)
 
     # -- presses -----------------------------------------------------------------------------
     async def press(self, table: Table, p: Press) -> Answer:

@@ -12,19 +12,23 @@ from .outbox import Slot, SlotKind
 from .slotstate import keep
 
 if TYPE_CHECKING:
+    from . import storage as S
+    from .deployment import Deployment
     from .tables import Tables
 
 
 class TableSlots:
     """Slots' message ids, as the tables of ``tables`` keep them."""
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, deployment: Deployment, storage: S.Storage) -> None:
         self.tables = tables
+        self.deployment = deployment
+        self.storage = storage
 
     async def slot_id(self, slot: Slot) -> int | None:
         """The message id a slot's message has (for the sender; several processes: as
         stored, another process may have sent it anew — read without holding the table)."""
-        return await self.tables.deployment.slot_id(self.tables, slot)
+        return await self.deployment.slot_id(self.tables, slot)
 
     async def slot_sent(self, slot: Slot, message_id: int) -> None:
         """The sender put a slot's message at ``message_id``: remember it, and store it on its
@@ -33,4 +37,4 @@ class TableSlots:
         table = self.tables.get(slot.table)
         if table is not None:
             keep(table.st, kind, slot.index, message_id)
-        await self.tables.storage.save_slot(slot.table, kind.value, slot.index, message_id)
+        await self.storage.save_slot(slot.table, kind.value, slot.index, message_id)

@@ -34,6 +34,7 @@ from .router import CommandCall, Menu, Press, Router, Where
 from .story_storage import GameKey, StoredGame, StoryStore
 from .storyqueue import COSTS
 from .tables import Tables, UserInfo
+from .tenure import Poster
 from .workers import Workers
 
 TONIGHT_GAMES = 200  # /top before anyone has MIN_GAMES: the latest games looked at
@@ -61,10 +62,12 @@ class Story:
     """``/history``, ``/match``, ``/stats``, ``/top``, ``/replay``, ``/record`` and their
     buttons."""
 
-    def __init__(self, tables: Tables, chats: Chats, workers: Workers, store: StoryStore) -> None:
+    def __init__(
+        self, tables: Tables, chats: Chats, workers: Workers, store: StoryStore, *, poster: Poster
+    ) -> None:
         self.tables = tables
         self.chats = chats
-        self.sender = tables.sender
+        self.sender = poster
         self.workers = workers
         self.store = store
 

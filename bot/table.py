@@ -327,10 +327,11 @@ class Table:
         return Out(self.chat_id, text, kb, self.thread_id, slot=Slot(self.id, SlotKind.AFK, seat))
 
     def table_below(self, cheered: bool) -> Out:
-        """The table message; after cheers it is sent anew below them (the old one deleted),
-        so that the group keeps the table and the trick in progress in sight — once for a run
-        of cheers (the sender keeps only the last of several waiting), never at the game's end,
-        where the game-over picture comes last."""
+        """The table message; ``cheered`` (cheers piled below it: bot.pins.sight_outs) it is
+        sent anew below them (the old one deleted), so that the group keeps the table and the
+        trick in progress in sight — once for a run of cheers (the sender keeps only the last
+        of several waiting), never at the game's end, where the game-over picture comes
+        last."""
         out = self.table_out()
         over = self.match is not None and self.match.phase == Phase.OVER
         return replace(out, new=True) if cheered and not over else out
@@ -397,7 +398,7 @@ class Table:
                     self.id, m.version, legal, hand, sel, self.returnable(legal), lang
                 )
         elif view.phase != Phase.OVER:
-            kb = waiting_keyboard(self.id, m.version, s.auto, lang, sit)
+            kb = waiting_keyboard(self.id, s.auto, lang, sit)
         photo, photo_key = self._dm_picture(seat, view)
         return Out(
             s.user,
@@ -438,7 +439,9 @@ class Table:
         elif view.phase == Phase.SETUP:  # §5: nor who decides in the deal phase
             lines.append(t(lang, "pace.dealing"))
         elif view.to_act is not None:
-            lines.append(t(lang, "bot.hand.waiting", name=seat_name(view.to_act, names, lang)))
+            # not whom: a waiting message is a snapshot of the seat's last action, not edited
+            # as the turn moves on (the group's table says whose turn it is)
+            lines.append(t(lang, "bot.hand.waiting"))
         if s.auto and not out_of_play and view.phase != Phase.OVER:
             lines.append(t(lang, "bot.hand.auto_on"))
         lines.extend(  # §13 看联邦牌

@@ -156,11 +156,8 @@ def test_a_burn_on_your_own_side_does_not_buzz_and_declines_itself() -> None:
         turn_s = 60.0
         ai_delay = 0.0
 
-    class Tables:
-        cfg = Cfg()
-
     moves = Moves.__new__(Moves)
-    moves.tables = Tables()  # type: ignore[assignment]
+    moves.cfg = Cfg()  # type: ignore[assignment]
     moves.timers = Timers()  # type: ignore[assignment]
     moves.schedule(table)
     assert scheduled == {"step:1": OWN_SIDE_BURN_S}

@@ -8,7 +8,19 @@ and the people's thinking alike — for the same game in a K-th of the time (K =
 
 Printed: flood waits (429) met, the answer latency of presses (p50/p99), the time from a
 decision to the next player's question (median, p90), API calls per decision by method,
-notifying messages per decision, uploads and their bytes; the last line JSON."""
+notifying messages per decision, uploads and their bytes; the last line JSON. And the
+targets of the calls (issue 35), the exit status failing when one is missed:
+
+- ``calls_per_decision``: calls other than press answers, a decision; the simulated people
+  tap more than people do (``taps_per_decision``, people: about :data:`PEOPLE_TAPS`), and each
+  tap that does not decide costs an edit of a question (``asking_edits_per_decision``), so
+  ``calls_per_decision_at_people_taps`` counts those edits at people's tapping:
+  ≤ :data:`MAX_CALLS`;
+- ``private_new_per_question``: new private messages but each player's first (the hand dealt,
+  unless it asks), a decision (each answers one question): exactly 1 (the question's buzz);
+- ``group_writes_per_minute_max``: the most writes (sends, edits, deletes, pins) to the
+  group in any 60 s of the game's clock: ≤ :data:`MAX_GROUP_PER_MIN` (Telegram's limit);
+- ``rate_limited``: 0."""
 
 from __future__ import annotations
 
@@ -33,23 +45,56 @@ TAP_S = (0.4, 1.0)  # between two taps of one decision
 RETRY_S = 5.0  # a tap that changed nothing: tried again after this long
 ANSWERS = ("answerCallbackQuery",)
 POLLS = ("getUpdates",)
+PEOPLE_TAPS = 1.2  # taps a decision of people (issue 35)
+MAX_CALLS = 4.0  # calls a decision at people's tapping
+MAX_GROUP_PER_MIN = 20  # writes to a group in any minute (Telegram's limit)
+WRITES = ("send", "edit", "delete", "pin", "unpin")  # a method that writes to a chat
+SENDS = ("sendMessage", "sendPhoto")
+EDITS = ("editMessageCaption", "editMessageMedia", "editMessageText", "editMessageReplyMarkup")
 
 
 class _Prompts:
-    """Every question the bot puts to a player as a new message (it notifies), and when."""
+    """Every question the bot puts to a player as a new message (it notifies), and when; the
+    new private messages, the edits of questions, the writes to groups."""
 
     def __init__(self) -> None:
         self.asked: list[tuple[float, int]] = []  # (when, chat)
         self.notifying = 0  # new messages to anyone that notify
+        self.private_new = 0  # new private messages but each player's first hand dealt
+        self.private_chats: set[int] = set()  # chats that got a new message
+        self.asking_edits = 0  # edits of a private message that still asks (a tap's)
+        self.group_writes: list[float] = []  # when a group was written to
 
     def __call__(self, call: ApiCall) -> None:
-        if call.status != 200 or call.method not in ("sendMessage", "sendPhoto"):
+        chat = call.chat_id
+        if call.status != 200 or chat is None:
+            return
+        if chat < 0 and call.method.startswith(WRITES):
+            self.group_writes.append(call.time)
+        markup = call.params.get("reply_markup", "")
+        if chat > 0 and call.method in EDITS and _asks(markup):
+            self.asking_edits += 1
+        if call.method not in SENDS:
             return
         if call.params.get("disable_notification") != "True":
             self.notifying += 1
-        markup = call.params.get("reply_markup", "")
-        if call.chat_id is not None and call.chat_id > 0 and _asks(markup):
-            self.asked.append((call.time, call.chat_id))
+        if chat > 0:
+            asks = _asks(markup)
+            if asks or chat in self.private_chats:  # a chat's first: the hand dealt
+                self.private_new += 1
+            self.private_chats.add(chat)
+            if asks:
+                self.asked.append((call.time, chat))
+
+    def most_in(self, window: float) -> int:
+        """The most group writes in any ``window`` seconds (of the real clock)."""
+        ts = sorted(self.group_writes)
+        most, j = 0, 0
+        for i, at in enumerate(ts):
+            while j < len(ts) and ts[j] < at + window:
+                j += 1
+            most = max(most, j - i)
+        return most
 
 
 def _asks(markup: str) -> bool:
@@ -149,6 +194,13 @@ async def run_game(seed: int, speed: float) -> dict[str, Any]:
     waits = _to_next_question(presses, prompts.asked)
     answers = api.answer_latency()[answers0:]
     uploads = api.uploads[uploads0:]
+    n = max(actions, 1)
+    taps = len(presses) / n
+    # the edits of questions at people's tapping: each tap beyond a decision's own costs one
+    # edit at most; the measured ones scaled to people's extra taps
+    extra = max(taps - 1.0, 0.0)
+    tap_edits = prompts.asking_edits / n
+    at_people = tap_edits * min(1.0, (PEOPLE_TAPS - 1.0) / extra) if extra > 0 else tap_edits
     return {
         "speed": speed,
         "decisions": actions,
@@ -170,6 +222,12 @@ async def run_game(seed: int, speed: float) -> dict[str, Any]:
             m: round(n / max(actions, 1), 2)
             for m, n in sorted(by_method.items(), key=lambda kv: -kv[1])
         },
+        "taps_per_decision": round(taps, 2),
+        "asking_edits_per_decision": round(tap_edits, 2),
+        "calls_per_decision_at_people_taps": round(sent / n - tap_edits + at_people, 2),
+        # each decision answers a question: one new message a question, none else
+        "private_new_per_question": round(prompts.private_new / n, 2),
+        "group_writes_per_minute_max": prompts.most_in(60.0 / speed),
         "notifying_per_decision": round(prompts.notifying / max(actions, 1), 2),
         "uploads": len(uploads),
         "uploaded_kb": round(sum(uploads) / 1024, 1),
@@ -197,5 +255,25 @@ def main(seed: int, speed: float) -> int:
     for key, value in figures.items():
         print(f"  {key}: {value}")
     print(json.dumps(figures))
-    ok = figures["over"] and figures["errors"] == 0 and figures["rate_limited"] == 0
-    return 0 if ok else 1
+    missed = missed_targets(figures)
+    for what in missed:
+        print(f"  target missed: {what}")
+    return 0 if not missed else 1
+
+
+def missed_targets(f: dict[str, Any]) -> list[str]:
+    """The targets a game's figures miss (issue 35), as sentences."""
+    out = []
+    if not f["over"]:
+        out.append("the game did not end")
+    if f["errors"]:
+        out.append(f"{f['errors']} errors in the bot's log")
+    if f["rate_limited"]:
+        out.append(f"{f['rate_limited']} flood waits (429)")
+    if f["calls_per_decision_at_people_taps"] > MAX_CALLS:
+        out.append(f"calls per decision at people's tapping > {MAX_CALLS}")
+    if f["private_new_per_question"] != 1.0:
+        out.append("not one new private message per question")
+    if f["group_writes_per_minute_max"] > MAX_GROUP_PER_MIN:
+        out.append(f"over {MAX_GROUP_PER_MIN} writes a minute to the group")
+    return out
