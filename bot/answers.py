@@ -49,9 +49,10 @@ def by_query(query: CallbackQuery, within: float | None) -> Answering:
 
 
 class Answering:
-    """One press's answer: the handler's (:meth:`give`), or an empty one at once when the
-    handler is not done ``within`` seconds of now (None: never — the handler's, however
-    late). ``send`` makes the call. Never answered twice."""
+    """One press's answer: the handler's (:meth:`now` as soon as the handler is done, or
+    :meth:`give`), or an empty one at once when the handler is not done ``within`` seconds of
+    now (None: never — the handler's, however late). ``send`` makes the call. Never answered
+    twice."""
 
     def __init__(
         self, send: Callable[[Answer], Coroutine[Any, Any, None]], within: float | None
@@ -59,7 +60,8 @@ class Answering:
         self._send = send
         self.answered = False
         self.early = False  # answered at once, before the handler was done
-        self._early_call: asyncio.Task[None] | None = None
+        self._given: Answer | None = None  # the handler's answer, sent
+        self._call: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         if within is not None:
             self._timer = asyncio.get_running_loop().call_later(within, self._at_once)
@@ -71,26 +73,42 @@ class Answering:
             self._timer.cancel()
         self.answered = True
 
-    def _at_once(self) -> None:
-        if self.answered:
-            return
-        self.answered = self.early = True
-        call = asyncio.get_running_loop().create_task(self._send(Answer()))
-        self._early_call = call
+    def _start(self, answer: Answer) -> None:
+        call = asyncio.get_running_loop().create_task(self._send(answer))
+        self._call = call
         _CALLS.add(call)  # kept until done, even if the handler fails meanwhile
         call.add_done_callback(_CALLS.discard)
 
-    async def give(self, answer: Answer) -> bool:
-        """The handler's answer, unless the press was answered already (False: then it is left
-        out; a link or an alert is logged, as it was not shown)."""
+    def _at_once(self) -> None:
+        if not self.answered:
+            self.answered = self.early = True
+            self._start(Answer())
+
+    def _take(self, answer: Answer) -> bool:
+        """Whether ``answer`` is the one to send (the press not answered yet)."""
         if self._timer is not None:
             self._timer.cancel()
         if self.answered:
             if answer.url is not None or answer.alert:
                 log.info("a press answered at once: its handler's link or alert left out")
-            if self._early_call is not None:
-                await self._early_call  # the call made before the handler ends with it
             return False
         self.answered = True
+        self._given = answer
+        return True
+
+    def now(self, answer: Answer) -> None:
+        """The handler's answer, sent now without waiting for the call: while the table is
+        still held, its change being stored (bot.router)."""
+        if self._take(answer):
+            self._start(answer)
+
+    async def give(self, answer: Answer) -> bool:
+        """The handler's answer, unless the press was answered already (False: then it is left
+        out; a link or an alert is logged, as it was not shown); returns once the answer's
+        call is done."""
+        if self._given is answer or not self._take(answer):
+            if self._call is not None:
+                await self._call  # the call made before the handler ends with it
+            return self._given is answer
         await self._send(answer)
         return True

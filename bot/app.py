@@ -243,6 +243,7 @@ async def on_button(update: Update, context: Context) -> None:
         TelegramMembers(context.bot),
         msg.message_id if isinstance(msg, Message) else None,
         offered(msg if isinstance(msg, Message) else None),
+        answering.now,
     )
     await answering.give(answer)
     if answer.edit is not None and isinstance(msg, Message):

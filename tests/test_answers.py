@@ -69,3 +69,16 @@ async def test_a_handler_that_fails_leaves_the_press_answered() -> None:
         await press()
     await asyncio.sleep(0.01)
     assert [a.text for _, a in calls.sent] == [""]
+
+
+async def test_the_handler_s_answer_goes_out_before_its_change_is_stored() -> None:
+    """bot.router tells the answer as soon as the handler is done (the table still held, its
+    change being stored): the call is under way before the press's handling ends."""
+    calls = Calls()
+    answering = Answering(calls.send, 0.05)
+    answer = Answer("出了 3")
+    answering.now(answer)  # under the table's lock: no wait for the call
+    await asyncio.sleep(0.1)  # the change stored meanwhile, slowly
+    assert [a.text for _, a in calls.sent] == ["出了 3"]  # no early answer: this one was in time
+    assert await answering.give(answer) is True
+    assert len(calls.sent) == 1
