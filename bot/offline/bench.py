@@ -21,11 +21,13 @@ import asyncio
 import gc
 import json
 import random
+import re
 import sqlite3
 import sys
 import tempfile
 import time
 import tracemalloc
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -331,6 +333,7 @@ async def _run(
         "stalled": stalled,  # each with why: who was asked, the last calls to its chats
         "updates_per_process": sorted(spread),  # as the forwarder handed them out
         "error_lines": error_lines[:5],  # the bot's log never holds a hand or the token
+        "warnings": _warnings(log),
     }
 
 
@@ -341,6 +344,17 @@ async def _watch_loop(lags: list[float]) -> None:
         start = time.perf_counter()
         await asyncio.sleep(0.01)
         lags.append(time.perf_counter() - start - 0.01)
+
+
+def _warnings(log: str, most: int = 6) -> dict[str, int]:
+    """The bot's warnings by kind (numbers left out: flood waits, retried calls), the most
+    frequent first."""
+    kinds = Counter(
+        re.sub(r"-?\d+(\.\d+)?", "#", line.split(" WARNING ", 1)[1])
+        for line in log.splitlines()
+        if " WARNING " in line
+    )
+    return dict(kinds.most_common(most))
 
 
 def _ms(seconds: list[float], q: float) -> float | None:
@@ -368,6 +382,7 @@ def main(
             print(f"  {key}:", *(f"    {why}" for why in value), sep="\n")
         else:
             print(f"  {key}: {value}")
-    detail = ("first_calls", "stalled", "error_lines", "updates_per_process")  # not in JSON
+    # not in JSON
+    detail = ("first_calls", "stalled", "error_lines", "warnings", "updates_per_process")
     print(json.dumps({k: v for k, v in figures.items() if k not in detail}))
     return 0 if figures["errors"] == 0 and figures["stalled_tables"] == 0 else 1
