@@ -157,6 +157,12 @@ class SqlStorage:
         """The unit of a group commit of small writes alone (bot.small_writes)."""
         return self._unit()
 
+    def _bookkeeping(self) -> AbstractAsyncContextManager[Tx]:
+        """A write unit of bookkeeping a crash of the database may lose (which updates were
+        seen): its commit need not reach the disk before it returns, where the database can
+        tell so (PostgreSQL); others see it at once all the same."""
+        return self._unit()
+
     @staticmethod
     def _integrity(e: Exception) -> str | None:
         """Which constraint an integrity error broke: ``"open_table"`` (the one-open-table
