@@ -145,3 +145,7 @@ class SqliteStorage(SqlStorage):
         bookkeeping, not a player's action — their commit never waits for the disk, so a
         press's save never waits behind one."""
         return self._unit(durable=False)
+
+    def _bookkeeping(self) -> AbstractAsyncContextManager[_SqliteTx]:
+        """Which updates were seen (bot.seen, webhook mode): as small writes, no fsync."""
+        return self._unit(durable=False)
