@@ -202,7 +202,9 @@ class Beat:
             ends.append(self.logged.get(table_id, at) + self.log_s)
         if all(s.kind == SlotKind.LOG for s in waiting):
             ends = [max(ends)]  # the log alone waits for its own beat
-        when = min(ends)
+        # nothing goes before the table's beat ends (take): waking sooner, at a log's end
+        # already past, was a busy loop of flushes until then
+        when = ends[0]
         due = self._wake_at.get(table_id)
         if due is not None and due <= when:
             return
