@@ -6,6 +6,7 @@ table and log edited once a beat at most (:class:`Beat`)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from .outbox import Out, Slot, SlotKind
 # decision), the group's writes are what keeps a decision within four calls (issue 35).
 BEAT_S = 9.0
 LOG_BEATS = 3  # the log page: edited once in so many beats at most
+log = logging.getLogger("gouji.pacing")
 
 
 @dataclass(frozen=True)
@@ -187,9 +189,17 @@ class Beat:
         asyncio.get_running_loop().call_later(max(0.0, when - at), self._spawn, table_id)
 
     def _spawn(self, table_id: int) -> None:
-        task = asyncio.get_running_loop().create_task(self.flush(table_id))
+        task = asyncio.get_running_loop().create_task(self._flush(table_id))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _flush(self, table_id: int) -> None:
+        """The flush, its failure told, never raised (the process stopping, the table moved to
+        another process: the next change, or the table resumed there, shows it)."""
+        try:
+            await self.flush(table_id)
+        except Exception as e:  # a task of its own: nobody awaits it
+            log.warning("table %d: its beat's edits not shown (%r)", table_id, e)
 
     def take(self, table_id: int) -> set[Slot]:
         """A flush: the kept messages due now (to edit); a new beat opens with them."""
