@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Protocol, Self
 
 from .model import TableStatus
+from .small_writes import SmallWrite, settle, wait_for, write_small
 from .storage_interface import (
     OVER_KEPT_S,
     STATUSES,
@@ -118,9 +119,13 @@ class SqlStorage:
     # the process writing (bot.coord, when several share the database): the tables it saves
     # and the outbox messages it stores are its own
     owner: str | None = None
+    # small writes (a slot's message id, a file_id, an outbox row gone) in the group commit
+    # rather than a transaction each: where writes queue behind one another (bot.small_writes)
+    group_small: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self._saves: list[_Save] = []  # waiting for the next group commit
+        self._small: list[SmallWrite] = []  # small writes waiting for it (group_small)
         self._committer: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Self:
@@ -265,8 +270,7 @@ class SqlStorage:
             also,
         )
         self._saves.append(save)
-        if self._committer is None or self._committer.done():
-            self._committer = asyncio.create_task(self._commit_saves())
+        self._commit_soon()
         try:
             ids = await asyncio.shield(save.done)
         except asyncio.CancelledError:
@@ -281,24 +285,46 @@ class SqlStorage:
         row.rev = (expect_rev if expect_rev is not None else row.rev) + 1
         return ids
 
+    def _commit_soon(self) -> None:
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_saves())
+
+    async def _write_small(self, sql: str, args: Sequence[Any]) -> None:
+        """One statement of a delivery's bookkeeping: in the next group commit where the
+        backend says so (:attr:`group_small`), else a unit of work of its own."""
+        if not self.group_small:
+            async with self._unit() as tx:
+                await tx.execute(sql, args)
+            return
+        write = SmallWrite(sql, tuple(args), asyncio.get_running_loop().create_future())
+        self._small.append(write)
+        self._commit_soon()
+        await wait_for(write)
+
     async def _commit_saves(self) -> None:
-        while self._saves:
+        while self._saves or self._small:
             batch = [s for s in self._saves if not s.dropped]
-            self._saves = []
+            small = [w for w in self._small if not w.dropped]
+            self._saves, self._small = [], []
             for save in batch:
                 save.started = True
-            if not batch:
+            for write in small:
+                write.started = True
+            if not batch and not small:
                 continue
             try:
                 async with self._unit() as tx:
-                    outcomes = await self._write_batch(tx, batch)
+                    outcomes = await self._write_batch(tx, batch) if batch else []
+                    small_outcomes = await write_small(tx, small) if small else []
             except BaseException as e:  # not committed: none of the batch is stored
                 for save in batch:
                     if not save.done.done():
                         save.done.set_exception(e)
+                settle(small, e)
                 if isinstance(e, asyncio.CancelledError):
                     raise
                 continue
+            settle(small, small_outcomes)
             for save, outcome in zip(batch, outcomes, strict=True):
                 if save.done.done():
                     continue
@@ -412,8 +438,7 @@ class SqlStorage:
         return [(int(r[0]), bytes(r[1])) for r in rows]
 
     async def message_delivered(self, outbox_id: int) -> None:
-        async with self._unit() as tx:
-            await tx.execute("DELETE FROM outbox WHERE outbox_id = ?", (outbox_id,))
+        await self._write_small("DELETE FROM outbox WHERE outbox_id = ?", (outbox_id,))
 
     async def load_table(self, table_id: int) -> TableRow | None:
         r = await self._first(
@@ -435,14 +460,13 @@ class SqlStorage:
         return row
 
     async def save_slot(self, table_id: int, kind: str, index: int, message_id: int) -> None:
-        async with self._unit() as tx:
-            await tx.execute(
-                "INSERT INTO slots (table_id, kind, idx, message_id)"
-                " SELECT table_id, CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS BIGINT)"
-                " FROM game_tables WHERE table_id = ?"
-                " ON CONFLICT (table_id, kind, idx) DO UPDATE SET message_id = excluded.message_id",
-                (kind, index, message_id, table_id),
-            )
+        await self._write_small(
+            "INSERT INTO slots (table_id, kind, idx, message_id)"
+            " SELECT table_id, CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS BIGINT)"
+            " FROM game_tables WHERE table_id = ?"
+            " ON CONFLICT (table_id, kind, idx) DO UPDATE SET message_id = excluded.message_id",
+            (kind, index, message_id, table_id),
+        )
 
     async def load_slots(self, table_id: int) -> list[tuple[str, int, int]]:
         rows = await self._rows(
@@ -507,12 +531,11 @@ class SqlStorage:
         return str(row[0]) if row else None
 
     async def save_upload(self, digest: str, file_id: str) -> None:
-        async with self._unit() as tx:
-            await tx.execute(
-                "INSERT INTO uploads (digest, file_id, created_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (digest) DO NOTHING",
-                (digest, file_id, time.time()),
-            )
+        await self._write_small(
+            "INSERT INTO uploads (digest, file_id, created_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (digest) DO NOTHING",
+            (digest, file_id, time.time()),
+        )
 
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
         if old_chat_id == new_chat_id:

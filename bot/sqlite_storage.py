@@ -47,6 +47,7 @@ class SqliteStorage(SqlStorage):
     thread_key = "ifnull(thread_id, 0)"  # as the index says it (schema v1), so it is used
     lock_rows = ""  # BEGIN IMMEDIATE holds the database's one write lock already
     integrity_errors = (sqlite3.IntegrityError,)
+    group_small = True  # one connection: every write queues behind the others (bot.small_writes)
 
     def __init__(self, path: str | Path, migrations: Sequence[str] = MIGRATIONS) -> None:
         super().__init__()

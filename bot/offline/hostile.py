@@ -9,6 +9,12 @@ The bot runs as ``python -m bot`` in its own process with the production pacing 
 The calm tables' update → first call latency is measured in both phases of the one run (the
 same bot, the same tables: interleaved against its own baseline); one JSON line is printed:
 ``{"calm": {…}, "hostile": {…}}``, each with ``update_to_first_call_ms_p99`` and ``errors``.
+
+A game's presses change as it goes on (its first actions have more taps that store nothing,
+its later ones more moves that are stored, and slower), so the calm figures are measured half
+before the hostile phase and half after it (calm, hostile, calm: both at the same stage of
+the games on average), the second half once the hostile groups' last games have ended and
+their messages are out.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -29,10 +36,11 @@ from .. import storage as S
 from ..buttons import Callback, HandOp, Kind, LobbyOp, OverOp, StoryOp
 from .bench import KNOBS, _ms, _play, _seat, _table, _watch_loop
 from .botprocess import BotProcess, until
-from .localapi import LocalBotApi, SentMessage, SimUser
+from .localapi import LocalBotApi, SentMessage, SimGroup, SimUser
 from .simplayers import SimPlayer, button_data, lobby_message, press_lobby
 
 FLOOD = ("/replay", "/record", "/stats", "/top", "/history", "/match", "/help")
+SETTLED_S = 4.0  # quiet this long: the hostile groups' last messages are out (a group's pace: 3 s)
 REVIEW_S = "2"  # each hostile game's 复盘 budget (a tenth is used: nobody decided)
 QUICK = {"GOUJI_PASS_THINK": "0"}  # passes shown at once: games end one after another
 
@@ -110,21 +118,53 @@ async def _press(user: SimUser, m: SentMessage, data: str) -> None:
         await user.press(m, data=data)
 
 
-def _figures(
-    api: LocalBotApi, since: int, chats: set[int], log_errors: int, seconds: float, n: int
-) -> dict[str, Any]:
-    lat = api.latency()[since:]
-    of = api.latency_chats()[since:]
-    calm = [s for s, c in zip(lat, of, strict=True) if c in chats]
-    return {
-        "actions": n,
-        "seconds": round(seconds, 1),
-        "updates": len(calm),
-        "update_to_first_call_ms_median": _ms(calm, 0.5),
-        "update_to_first_call_ms_p99": _ms(calm, 0.99),
-        "update_to_first_call_ms_max": _ms(calm, 1.0),
-        "errors": log_errors,
-    }
+@dataclass
+class _Phase:
+    """What one phase's segments measured, together."""
+
+    lat: list[float] = field(default_factory=list)  # the calm tables' updates' latencies
+    lags: list[float] = field(default_factory=list)  # the bench's own event loop's
+    actions: int = 0
+    seconds: float = 0.0
+    cpu_s: float = 0.0
+    errors: int = 0
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "actions": self.actions,
+            "seconds": round(self.seconds, 1),
+            "updates": len(self.lat),
+            "update_to_first_call_ms_median": _ms(self.lat, 0.5),
+            "update_to_first_call_ms_p99": _ms(self.lat, 0.99),
+            "update_to_first_call_ms_max": _ms(self.lat, 1.0),
+            "errors": self.errors,
+            "bot_cpu_s": round(self.cpu_s, 1),  # its own process
+            "bench_loop_lag_ms_p99": _ms(self.lags, 0.99),
+        }
+
+
+async def _segment(
+    api: LocalBotApi,
+    storage: S.SqlStorage,
+    bot: BotProcess,
+    seated: list[tuple[SimGroup, list[SimUser]]],
+    actions: int,
+    into: _Phase,
+) -> None:
+    """The calm tables play ``actions`` more actions each; what it measured added ``into``."""
+    chats = {g.id for g, _ in seated} | {u.id for _, us in seated for u in us}
+    errors0 = _errors(bot)
+    since = len(api.latency())
+    t0, cpu0 = time.perf_counter(), _cpu_s(bot)
+    watch = asyncio.create_task(_watch_loop(into.lags))
+    n, _ = await _play(api, storage, seated, actions)
+    watch.cancel()
+    into.seconds += time.perf_counter() - t0
+    into.cpu_s += _cpu_s(bot) - cpu0
+    into.actions += n
+    into.errors += _errors(bot) - errors0
+    lat, of = api.latency()[since:], api.latency_chats()[since:]
+    into.lat += [s for s, c in zip(lat, of, strict=True) if c in chats]
 
 
 async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, Any]:
@@ -142,37 +182,30 @@ async def run(tables: int, hostile: int, actions: int, seed: int) -> dict[str, A
                     await api.idle(quiet=0.3, timeout=300.0)
                     await asyncio.gather(*(_seat(api, g, us) for g, us in seated))
                     await api.idle(quiet=1.0, timeout=300.0)
-                    # the calm tables' chats: their groups and their players' private chats
-                    chats = {g.id for g, _ in seated} | {u.id for _, us in seated for u in us}
-                    figures: dict[str, Any] = {}
-                    for phase in ("calm", "hostile"):
-                        stop = asyncio.Event()
-                        counts = {"games": 0, "commands": 0, "junk": 0, "forged": 0}
-                        noisy = [
-                            asyncio.create_task(_hostile_group(api, k, stop, counts))
-                            for k in range(hostile if phase == "hostile" else 0)
-                        ]
-                        if noisy:  # under way: the floods, and a first game ended each
-                            with contextlib.suppress(TimeoutError):
-                                await until(partial(_ended, counts, hostile), 240.0)
-                        errors0 = _errors(bot)
-                        since = len(api.latency())
-                        t0, cpu0 = time.perf_counter(), _cpu_s(bot)
-                        lags: list[float] = []
-                        watch = asyncio.create_task(_watch_loop(lags))
-                        n, _ = await _play(api, storage, seated, actions)
-                        watch.cancel()
-                        seconds = time.perf_counter() - t0
-                        cpu = _cpu_s(bot) - cpu0
-                        stop.set()
-                        await asyncio.gather(*noisy, return_exceptions=True)
-                        figures[phase] = _figures(
-                            api, since, chats, _errors(bot) - errors0, seconds, n
-                        )
-                        figures[phase]["bot_cpu_s"] = round(cpu, 1)  # its own process
-                        figures[phase]["bench_loop_lag_ms_p99"] = _ms(lags, 0.99)
-                        if noisy:
-                            figures[phase]["hostile"] = dict(counts)
+                    # calm (half its actions), hostile, calm (the other half)
+                    calm, noisy = _Phase(), _Phase()
+                    await _segment(api, storage, bot, seated, actions // 2, calm)
+                    stop = asyncio.Event()
+                    counts = {"games": 0, "commands": 0, "junk": 0, "forged": 0}
+                    groups = [
+                        asyncio.create_task(_hostile_group(api, k, stop, counts))
+                        for k in range(hostile)
+                    ]
+                    if groups:  # under way: the floods, and a first game ended each
+                        with contextlib.suppress(TimeoutError):
+                            await until(partial(_ended, counts, hostile), 240.0)
+                    await _segment(api, storage, bot, seated, actions, noisy)
+                    stop.set()
+                    await asyncio.gather(*groups, return_exceptions=True)
+                    # their last games end (托管 and AI seats play on) and their messages go
+                    t0 = time.perf_counter()
+                    with contextlib.suppress(TimeoutError):
+                        await api.idle(quiet=SETTLED_S, timeout=300.0)
+                    settled = time.perf_counter() - t0
+                    await _segment(api, storage, bot, seated, actions - actions // 2, calm)
+                    figures = {"calm": calm.figures(), "hostile": noisy.figures()}
+                    figures["hostile"]["hostile"] = dict(counts)
+                    figures["hostile"]["settled_s"] = round(settled, 1)
                     errors = _error_lines(bot)
                     for line in bot.log_text().splitlines():
                         if "retrying" in line:

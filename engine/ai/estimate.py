@@ -90,6 +90,8 @@ def penult_chance(k: Knowledge, seat: int) -> float:
     n = k.counts[seat]
     if n <= 0:
         return 0.0
+    if n >= 2 and k.pool[THREE] - 1 <= n - 2:
+        return 0.0  # (the loop below would: fewer unseen 3s than the seat's other cards)
     reserved = sum(
         1
         for s in range(6)

@@ -99,12 +99,12 @@ def _lead(k: Knowledge, rng: random.Random) -> Choice:
     rest = rest_without_threes(h, bound)
     if sum(rest) == 0:
         return _play(_group(THREE, h[THREE]), "lead_threes")
-    whole = as_play(tuple(rest))
+    body = body_ranks(h, bound)  # the ranks below 2 of ``rest``: one at most, and it is a play
+    whole = as_play(tuple(rest)) if len(body) <= 1 else None
     if whole is not None:
         if not bound:
             return _play(whole, "go_out")
         return _last_before_threes(k, rest, whole, rng)
-    body = body_ranks(h, bound)
     if (
         k.rules.open_point
         and not k.opened[k.seat]
@@ -199,15 +199,29 @@ def _burn_lead(k: Knowledge, plays: tuple[Play, ...]) -> Choice:
 # -- answering -------------------------------------------------------------------------------
 def answer_cost(h: list[int], p: Play, bound: bool) -> float:
     """How much an answer spends: control cards, broken groups, high ranks; minus what it sheds."""
-    c = p.counts
-    cost = c[TWO] * COST_TWO + c[SMALL] * COST_SMALL + c[BIG] * COST_BIG - SHED_CREDIT * sum(c)
-    for base in range(TWO):
-        if c[base]:
-            cost += RANK_VALUE[base] + (WHOLE_GROUP if h[base] == c[base] else BROKEN_GROUP)
-            break
-    if bound and c[BIG] and h[BIG] == c[BIG]:
+    try:
+        spent, base, n, big = p._answer_parts  # type: ignore[attr-defined]
+    except AttributeError:
+        spent, base, n, big = _answer_parts(p)
+    # the same sums, in the same order, as written out in _answer_parts (identical floats)
+    cost: float = spent
+    if base >= 0:
+        cost += RANK_VALUE[base] + (WHOLE_GROUP if h[base] == n else BROKEN_GROUP)
+    if bound and big and h[BIG] == big:
         cost += LAST_BIG_CARRIER
     return cost
+
+
+def _answer_parts(p: Play) -> tuple[float, int, int, int]:
+    """What :func:`answer_cost` reads of a play whatever the hand, kept in the play's own
+    ``__dict__`` (plays are shared, engine.plays.play_of): the control cards spent minus the
+    cards shed, the play's lowest rank below 2 (-1: none) and its count, its big jokers."""
+    c = p.counts
+    spent = c[TWO] * COST_TWO + c[SMALL] * COST_SMALL + c[BIG] * COST_BIG - SHED_CREDIT * sum(c)
+    base = next((r for r in range(TWO) if c[r]), -1)
+    parts = (spent, base, c[base] if base >= 0 else 0, c[BIG])
+    p.__dict__["_answer_parts"] = parts
+    return parts
 
 
 def _threshold(k: Knowledge, owner: int, rng: random.Random) -> tuple[float, str]:
@@ -231,7 +245,7 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
     h = k.hand
     total = sum(h)
     for p in plays:
-        if sum(p.counts) == total:
+        if p.shape.size == total:  # (the cards of a play, §3)
             return _play(p, "go_out")  # a teammate's trick too: one more of the team out
     if not k.active[owner]:
         # §6.5: the top's owner has gone out; if the top stands, 接风 — the lead goes to the
@@ -244,18 +258,23 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
         return Choice(Do.PASS, None, "pass_teammate")
     bound = k.bound
     limit, why = _threshold(k, owner, rng)
-    costed = sorted((answer_cost(h, p, bound), i) for i, p in enumerate(plays))
+    costed = sorted([(answer_cost(h, p, bound), i) for i, p in enumerate(plays)])
     ranked = [plays[i] for _, i in costed]
+    dearest = max(limit, REGAIN_LIMIT)
     for cost, i in costed:
         p = plays[i]
-        after = minus(h, p.counts)
-        left = sum(after)
-        if cost > max(limit, REGAIN_LIMIT):
+        if cost > dearest:
             break
-        if bound and left == after[THREE] and beat_chance(k, p, rng, gouji=False) >= SAFE:
+        c = p.counts
+        # (the cards left after it are all 3s: total - size == h[THREE] - c[THREE])
+        if (
+            bound
+            and total - p.shape.size == h[THREE] - c[THREE]
+            and beat_chance(k, p, rng, gouji=False) >= SAFE
+        ):
             continue  # §8: this would be a penultimate play likely to be beaten (闷)
         if cost > limit:
-            if why == "beat_cheap" and _runs_out(after, bound):
+            if why == "beat_cheap" and _runs_out(minus(h, c), bound):
                 return _play(p, "regain_lead")
             continue
         if can_yield and why == "beat_cheap" and _teammate_to_come(k):
@@ -263,8 +282,7 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
         return _play(p, why)
     if ranked and bound:
         p = ranked[0]
-        after = minus(h, p.counts)
-        if sum(after) == after[THREE] and answer_cost(h, p, bound) <= limit:
+        if total - p.shape.size == h[THREE] - p.counts[THREE] and costed[0][0] <= limit:
             return Choice(Do.PASS, None, "avoid_smother")
     return Choice(Do.PASS, None, "pass_save")
 

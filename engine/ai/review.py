@@ -74,9 +74,12 @@ class Effort:
     everything: bool = False
 
 
-PRODUCTION = Effort(screen=3, keep=2, cap=32, doubt=2)
-# the reference the bench compares with (review-bench --make-reference): more of everything
-REFERENCE = Effort(screen=6, keep=2, cap=128, doubt=4)
+# the cut gets up to 64 rollouts, one outside contender per team and round (the sure ones
+# stop early): agreement and CPU in docs/review.md
+PRODUCTION = Effort(screen=3, keep=2, cap=64, doubt=1)
+# the reference the bench compares with (review-bench --make-reference): more of everything,
+# the near ties at the cut up to 512 rollouts (within the 60 s budget)
+REFERENCE = Effort(screen=6, keep=2, cap=512, doubt=4)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import statistics
 import time
@@ -75,10 +76,18 @@ def _line(i: int, spent: float, r: Review, extra: str = "") -> str:
 
 
 def make_reference(
-    games: int, seed: int, preset: str, budget_s: float, path: Path, effort: Effort = REFERENCE
+    games: int,
+    seed: int,
+    preset: str,
+    budget_s: float,
+    path: Path,
+    effort: Effort = REFERENCE,
+    first: int = 0,
 ) -> int:
-    """Review the seeded games with the reference ``effort`` and write their picks to ``path``
-    (after each game: a run cut short leaves the games done)."""
+    """Review the seeded games ``first`` … ``first + games - 1`` with the reference ``effort``
+    and write their picks to ``path`` (after each game: a run cut short leaves the games done).
+    The rows of other games already in ``path`` for the same seed, preset, budget and effort
+    are kept (a long run split across processes writes one file)."""
     rules = Rules.preset_named(preset)
     made: dict[str, Any] = {
         "how": "python -m engine review-bench --make-reference",
@@ -90,7 +99,7 @@ def make_reference(
         "salt": REFERENCE_SALT,
         "reviews": [],
     }
-    for i in range(games):
+    for i in range(first, first + games):
         text = ai_game_record(rules, seed * DEAL_STRIDE + i)
         t = time.process_time()
         r = review_game(text, budget_s, salt=REFERENCE_SALT, effort=effort)
@@ -105,9 +114,26 @@ def make_reference(
                 "review": r.to_json(),
             }
         )
-        path.write_text(json.dumps(made, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        _write_reference(path, made)
     print(json.dumps({"reference": str(path), "games": games}))
     return 0
+
+
+def _write_reference(path: Path, made: dict[str, Any]) -> None:
+    """Write ``made`` to ``path`` with the rows of the other games already there (the same
+    seed, preset, budget, effort and salt), by game; atomically (a rename)."""
+    mine = {row["game"] for row in made["reviews"]}
+    rows = list(made["reviews"])
+    if path.exists():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        same = ("seed", "preset", "budget_s", "effort", "salt")
+        if all(old.get(k) == made[k] for k in same):
+            rows += [row for row in old["reviews"] if row["game"] not in mine]
+    rows.sort(key=lambda row: int(row["game"]))
+    out = dict(made, games=len(rows), reviews=rows)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
 
 
 def run(
@@ -191,7 +217,9 @@ def main(args: Any) -> int:
     path = REFERENCE_FILE if args.reference is None else Path(args.reference)
     if args.make_reference:
         effort = REFERENCE if args.samples is None else replace(REFERENCE, cap=args.samples)
-        return make_reference(args.games, args.seed, args.preset, args.budget_s, path, effort)
+        return make_reference(
+            args.games, args.seed, args.preset, args.budget_s, path, effort, args.first
+        )
     return run(
         args.games,
         args.seed,

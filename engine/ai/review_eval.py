@@ -54,16 +54,17 @@ def explore_rollout(
     plays = steps = 0
     read: tuple[int, bool] | None = None
     table: RolloutTable | None = None
+    lead, burn, on, status, hands = Ask.LEAD, Ask.BURN, Status.ACTIVE, sim.status, sim.hands
     while not sim.over:
         seat, kind = sim.ask  # type: ignore[misc]
         steps += 1
         top = sim.top
         if (
-            kind != Ask.LEAD
+            kind != lead
             and top is not None
             and (top.seat - seat) % 2 == 0
-            and sim.status[top.seat] is Status.ACTIVE
-            and not (kind != Ask.BURN and sum(sim.hands[seat]) <= top.play.size)
+            and status[top.seat] is on
+            and not (kind != burn and sum(hands[seat]) <= top.play.size)
         ):
             sim.carry_out(Do.PASS, None)  # as the rollouts do: a teammate's trick is let be
             continue
@@ -71,7 +72,7 @@ def explore_rollout(
         if table is None or now != read:
             table, read = RolloutTable(sim), now
         k = table.knowledge(sim, seat, left)
-        legal = None if kind == Ask.LEAD and sim.burning != seat else sim.legal(seat)
+        legal = None if kind == lead and sim.burning != seat else sim.legal(seat)
         ch = decide_play(k, legal.plays if legal else (), legal.can_yield if legal else False, rng)
         do, play = ch.do, ch.play
         u = draws[seat]()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import MISSING, fields
 
 from ..actions import Action
 from ..cards import parse
@@ -22,6 +23,7 @@ from .play_policy import decide_play
 
 MAX_SCORE = 12  # the largest score margin of a game (§10)
 MARGIN_SCALE = 2.0 * MAX_SCORE  # a result adds the margin over this: never outweighs the win
+_SEATS = range(6)
 YAOTOU_STANDS = 3  # §5.4 要头: 够死级 plays that must stand before the player may be 无头
 
 
@@ -96,16 +98,17 @@ class _Table:
     __slots__ = ("active", "counts", "headless", "pools", "threes_played")
 
     def __init__(self, sim: Game) -> None:
-        status = sim.status
-        active = [st is Status.ACTIVE for st in status]
+        on = Status.ACTIVE
+        active = [st is on for st in sim.status]
         yaotou = sim.yaotou
         stood = sim.yaotou_stood
+        hands = sim.hands
         self.active = active
-        self.counts = [sum(h) if a else 0 for h, a in zip(sim.hands, active, strict=True)]
-        across = active[3:] + active[:3]  # each seat's 对头 (seats.opposite) active
+        self.counts = [sum(hands[s]) if active[s] else 0 for s in _SEATS]
+        # active, its 对头 (seats.opposite, three seats on) not, and not 要头 before 3 stood
         self.headless = [
-            a and not b and not (s in yaotou and stood[s] < YAOTOU_STANDS)
-            for s, (a, b) in enumerate(zip(active, across, strict=True))
+            active[s] and not active[s - 3] and not (s in yaotou and stood[s] < YAOTOU_STANDS)
+            for s in _SEATS
         ]
         self.threes_played = [not a for a in active]
         self.pools: list[list[int] | None] = [None] * 6
@@ -120,22 +123,32 @@ class _Table:
             self.pools[seat] = pool
         top = sim.top
         ask = sim.ask
-        return Knowledge(
-            seat=seat,
-            rules=sim.rules,
-            ask=ask[1] if ask else "",
-            hand=hand,  # read only by the policy
-            top_seat=top.seat if top else None,
-            top=top.play if top else None,
-            top_gouji=top.gouji if top else False,
-            top_burn=top.burn if top else False,
-            burning=sim.burning,
-            four_way=sim.four_way,
-            counts=self.counts,
-            active=self.active,
-            passed=frozenset(sim.passed),
-            opened=sim.opened,
-            headless=self.headless,
-            pool=pool,
-            threes_played=self.threes_played,
-        )
+        # what Knowledge(...) makes with these fields and the defaults of the others, at a
+        # third of its cost (a rollout builds one for each decision)
+        k: Knowledge = object.__new__(Knowledge)
+        d = k.__dict__
+        d.update(_DEFAULTS)
+        d["seat"] = seat
+        d["rules"] = sim.rules
+        d["ask"] = ask[1] if ask else ""
+        d["hand"] = hand  # read only by the policy
+        d["top_seat"] = top.seat if top else None
+        d["top"] = top.play if top else None
+        d["top_gouji"] = top.gouji if top else False
+        d["top_burn"] = top.burn if top else False
+        d["burning"] = sim.burning
+        d["four_way"] = sim.four_way
+        d["counts"] = self.counts
+        d["active"] = self.active
+        d["passed"] = frozenset(sim.passed)
+        d["opened"] = sim.opened
+        d["headless"] = self.headless
+        d["pool"] = pool
+        d["threes_played"] = self.threes_played
+        return k
+
+
+# the fields of Knowledge that a rollout leaves at their defaults
+_DEFAULTS: dict[str, object] = {
+    f.name: f.default for f in fields(Knowledge) if f.default is not MISSING
+}
