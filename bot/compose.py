@@ -102,6 +102,7 @@ def compose(
         timers=timers_,
         cfg=cfg,
         storage=storage,
+        beat_s=(pacing or Pacing.off()).beat_s,  # the group's table and log (bot.pacing.Beat)
     )
     play = Play(tables, chats, moves, poster=poster)
     absence = Absence(tables, moves, poster=poster, storage=storage)

@@ -21,6 +21,7 @@ from .aimove import decide_snapshot, signature, snapshot
 from .hold import Hold, plan, think_time
 from .model import AiLevel, TableStatus
 from .outbox import Out, Slot, SlotKind
+from .pacing import Beat
 from .pins import Pins, sight_outs
 from .quiet import OWN_SIDE_BURN_S, own_side_burn
 from .table import Table
@@ -47,7 +48,10 @@ class Moves:
         timers: Scheduler,
         cfg: Config,
         storage: S.Storage,
+        beat_s: float = 0.0,
     ) -> None:
+        """``beat_s``: a group's table and log edited once in so many seconds at most
+        (bot.pacing.Beat; 0: at once)."""
         self.tables = tables
         self.cfg = cfg
         self.storage = storage
@@ -56,6 +60,7 @@ class Moves:
         self.timers = timers
         self.workers = workers  # the hard AI searches there
         self.game_stored = game_stored  # after each game: its facts, badges, 复盘 (game_end)
+        self.beat = Beat(beat_s, self._beat_end)  # the group's table and log, to one rhythm
         self.timers.on(TimerKind.STEP, self._step)
         self.timers.on(TimerKind.HOLD, self._hold_step)
         self.timers.on(TimerKind.REMIND, self._remind)
@@ -167,9 +172,54 @@ class Moves:
         stored = dict(zip(map(id, lasting), ids, strict=True))
         if hold is not None:
             hold.later = [replace(o, outbox_id=stored.get(id(o))) for o in later]
-        for out in outs:
-            oid = stored.get(id(out))
-            self.sender.post(out if oid is None else replace(out, outbox_id=oid))
+        ready = [
+            o if (oid := stored.get(id(o))) is None else replace(o, outbox_id=oid) for o in outs
+        ]
+        self._post(table, ready)
+
+    def _post(self, table: Table, outs: list[Out]) -> None:
+        """A change's messages sent, the group's table and log edits to the beat's rhythm (the
+        game's end at once)."""
+        log_kept = table.st.log_page in table.st.log_msgs
+        over = table.match is not None and table.match.phase == Phase.OVER
+        go = self.beat.sort(table.id, table.chat_id, log_kept, outs, now=over)
+        if self.beat.log_waits(table.id):  # its new lines shown on the table meanwhile
+            go = [self._unlogged(table, o) for o in go]
+        for out in go:
+            self._logged(table, out)
+            self.sender.post(out)
+
+    @staticmethod
+    def _unlogged(table: Table, out: Out) -> Out:
+        """The table message with the lines its log does not show yet."""
+        if out.slot != Slot(table.id, SlotKind.TABLE) or out.act or table.match is None:
+            return out
+        return replace(table.table_out(table.lines[table.log_shown :]), new=out.new)
+
+    @staticmethod
+    def _logged(table: Table, out: Out) -> None:
+        """``out`` is the log page as it stands: it shows every line so far."""
+        slot = out.slot
+        page = Slot(table.id, SlotKind.LOG, table.st.log_page)
+        if slot == page and not out.act and out.chat_id == table.chat_id:
+            table.log_shown = len(table.lines)
+
+    async def _beat_end(self, table_id: int) -> None:
+        """A beat over: the group's table and log as they stand now, if they changed during it
+        (bot.pacing.Beat)."""
+        table = self.tables.get(table_id)
+        if table is None:
+            self.beat.forget(table_id)
+            return
+        async with self.tables.locked(table):
+            slots = self.beat.take(table.id)
+            m = table.match
+            if any(s.kind == SlotKind.LOG and s.index == table.st.log_page for s in slots):
+                self.sender.post(table.log_out(table.lines))
+                table.log_shown = len(table.lines)
+            playing = table.status == TableStatus.PLAYING and m is not None and not m.over
+            if playing and any(s.kind == SlotKind.TABLE for s in slots):
+                self.sender.post(self._unlogged(table, table.table_out()))
 
     def outs(
         self, table: Table, events: list[Event], actor: int | None, everyone: bool = False
@@ -230,6 +280,7 @@ class Moves:
             Out(table.chat_id, t(table.lang, "bot.resumed"), None, table.thread_id, silent=True)
         )
         self.sender.post(table.log_out(table.lines))
+        table.log_shown = len(table.lines)
         self.sender.post(table.table_out())
         ask = table.match.asked() if table.match else None
         for seat, _ in table.humans():
@@ -313,7 +364,7 @@ class Moves:
             if hold.step < len(hold.steps):
                 # the group's table follows each step (its caption); the players' private
                 # chats wait for the hold's end, when the asked one's changes
-                self.sender.post(table.table_out())
+                self._post(table, [table.table_out()])
                 self.schedule(table)
                 return
             table.hold = None
@@ -330,8 +381,7 @@ class Moves:
             outs += sight_outs(table, self.pins, len(hold.later), False, page)
             seats = actor | ({ask[0]} if ask is not None else set())
             outs += table.hand_outs(seats, ask)
-            for out in outs:
-                self.sender.post(out)
+            self._post(table, outs)
             self.schedule(table)
 
     async def _step(self, job: Job) -> None:

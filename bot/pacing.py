@@ -1,14 +1,26 @@
-"""How fast the bot calls Telegram: :class:`Pacing` (the limits, as one value) and the turns
-in the budget of calls over all chats — this process's (:class:`Pace`) or, with several
-processes, all of theirs together (:class:`SharedPace`, bot.coord)."""
+"""How fast the bot calls Telegram: :class:`Pacing` (the limits, as one value), the turns in
+the budget of calls over all chats — this process's (:class:`Pace`) or, with several
+processes, all of theirs together (:class:`SharedPace`, bot.coord) — and a group's rhythm: its
+table and log edited once a beat at most (:class:`Beat`)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from .coord import PgCoord
+from .outbox import Out, Slot, SlotKind
+
+# A group's table and log are edited at most once in this many seconds: the decisions of a
+# burst (a pass, a one-tap answer, the next play) show in one edit. A player sees each
+# decision at once in their own chat; the group, a table at most this old. With one new
+# question, the old one retired and the actor's message edited (three private calls a
+# decision), the group's writes are what keeps a decision within four calls (issue 35).
+BEAT_S = 9.0
+LOG_BEATS = 3  # the log page: edited once in so many beats at most
 
 
 @dataclass(frozen=True)
@@ -22,6 +34,7 @@ class Pacing:
     private_s: float = 1.0
     overall_per_s: float = 25.0
     burst: int = 5
+    beat_s: float = BEAT_S  # a group's table and log: edited once a beat at most (Beat)
 
     @staticmethod
     def telegram() -> Pacing:
@@ -30,13 +43,17 @@ class Pacing:
     @staticmethod
     def off() -> Pacing:
         """No pacing (a local server without limits)."""
-        return Pacing(0.0, 0.0, 0.0)
+        return Pacing(0.0, 0.0, 0.0, beat_s=0.0)
 
     def faster(self, factor: float) -> Pacing:
         """The same pacing on a clock ``factor`` times as fast (tests and demos against a
         local server whose limits run as fast: ``RateLimits.faster``)."""
         return Pacing(
-            self.group_s / factor, self.private_s / factor, self.overall_per_s * factor, self.burst
+            self.group_s / factor,
+            self.private_s / factor,
+            self.overall_per_s * factor,
+            self.burst,
+            self.beat_s / factor,
         )
 
     def interval(self, chat_id: int) -> float:
@@ -103,3 +120,122 @@ class SharedPace(Pace):
             for i, want in enumerate(wanted):
                 if not want.done():  # a caller gone meanwhile: its turn goes unused
                     want.set_result(first + i * self.interval)
+
+
+class Beat:
+    """The rhythm of each table's kept group messages — its table picture and its log page:
+    a change after a quiet beat is shown at once, and opens a beat of ``seconds``; what
+    changes during it waits for its end and is shown then, once, as the table stands then
+    (``flush``: the table's part rebuilds the messages, under the table's lock). The log page
+    keeps a slower beat, ``log_beats`` beats (its lines not yet in it are shown on the table
+    meanwhile: bot.table.Table.table_out). Only edits wait: a message sent anew, the first of
+    a log page, an act (delete, pin) go at once; a waiting edit of a message sent anew is then
+    moot (it goes with the newest content), one of a message unpinned still comes (the game's
+    last lines in its log)."""
+
+    def __init__(
+        self,
+        seconds: float,
+        flush: Callable[[int], Coroutine[Any, Any, None]],
+        clock: Callable[[], float] = time.monotonic,
+        log_beats: int = LOG_BEATS,
+    ) -> None:
+        self.seconds = seconds
+        self.log_s = seconds * log_beats
+        self.flush = flush
+        self.clock = clock
+        self.opened: dict[int, float] = {}  # table → when its current beat opened
+        self.logged: dict[int, float] = {}  # table → when its log was last edited
+        self.waiting: dict[int, set[Slot]] = {}  # table → kept messages to edit at its end
+        self._wake_at: dict[int, float] = {}  # table → when its flush is due
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def sort(
+        self, table_id: int, chat_id: int, log_kept: bool, outs: list[Out], now: bool = False
+    ) -> list[Out]:
+        """What of ``outs`` (one change's messages) goes now; the table's kept edits wait for
+        the end of a beat that is open. ``log_kept``: the log page in place exists (an edit
+        of it may wait; the first of a page goes now); ``now``: everything goes now (the
+        game's end: its last lines)."""
+        if self.seconds <= 0 or chat_id > 0:
+            return outs
+        waiting = self.waiting.setdefault(table_id, set())
+        at = self.clock()
+        others = [s for s in waiting if s.kind != SlotKind.LOG]  # (the log may wait longer)
+        open_ = now or (not others and self._due(self.opened, table_id, at, self.seconds))
+        if now:
+            waiting.clear()  # what waited goes with these, the newest content
+        if open_:
+            self.opened[table_id] = at
+        go: list[Out] = []
+        for out in outs:
+            if out.chat_id != chat_id or out.slot is None or out.slot.table != table_id:
+                go.append(out)
+                continue
+            kind = out.slot.kind
+            log = kind == SlotKind.LOG
+            edit = kind == SlotKind.TABLE or (log and log_kept)
+            if not edit or out.new or out.act:
+                if not out.act:  # the newest content goes now: what waited is moot
+                    waiting.discard(out.slot)
+                if log and not out.act:
+                    self.logged[table_id] = at
+                go.append(out)
+            elif open_ and (not log or now or self._due(self.logged, table_id, at, self.log_s)):
+                if log:
+                    self.logged[table_id] = at
+                go.append(out)
+            else:
+                waiting.add(out.slot)
+        if waiting:
+            self._wake(table_id, at)
+        return go
+
+    def _due(self, since: dict[int, float], table_id: int, at: float, seconds: float) -> bool:
+        return at - since.get(table_id, at - seconds) >= seconds * 0.999
+
+    def _wake(self, table_id: int, at: float) -> None:
+        """A flush when the next of the waiting messages is due (unless one comes sooner)."""
+        waiting = self.waiting.get(table_id, set())
+        ends = [self.opened.get(table_id, at) + self.seconds]
+        if any(s.kind == SlotKind.LOG for s in waiting):
+            ends.append(self.logged.get(table_id, at) + self.log_s)
+        if all(s.kind == SlotKind.LOG for s in waiting):
+            ends = [max(ends)]  # the log alone waits for its own beat
+        when = min(ends)
+        due = self._wake_at.get(table_id)
+        if due is not None and due <= when:
+            return
+        self._wake_at[table_id] = when
+        asyncio.get_running_loop().call_later(max(0.0, when - at), self._spawn, table_id)
+
+    def _spawn(self, table_id: int) -> None:
+        task = asyncio.get_running_loop().create_task(self.flush(table_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def take(self, table_id: int) -> set[Slot]:
+        """A flush: the kept messages due now (to edit); a new beat opens with them."""
+        at = self.clock()
+        self._wake_at.pop(table_id, None)
+        waiting = self.waiting.get(table_id, set())
+        out: set[Slot] = set()
+        if self._due(self.opened, table_id, at, self.seconds):
+            log_due = self._due(self.logged, table_id, at, self.log_s)
+            out = {s for s in waiting if s.kind != SlotKind.LOG or log_due}
+        if out:
+            waiting -= out
+            self.opened[table_id] = at
+            if any(s.kind == SlotKind.LOG for s in out):
+                self.logged[table_id] = at
+        if waiting:
+            self._wake(table_id, at)
+        return out
+
+    def log_waits(self, table_id: int) -> bool:
+        """Whether an edit of the log page waits (its new lines then shown on the table)."""
+        return any(s.kind == SlotKind.LOG for s in self.waiting.get(table_id, ()))
+
+    def forget(self, table_id: int) -> None:
+        for kept in (self.waiting, self.opened, self.logged, self._wake_at):
+            kept.pop(table_id, None)

@@ -58,6 +58,7 @@ from .quiet import own_side_burn
 
 log = logging.getLogger("gouji.tables")
 LOG_LIMIT = 3500  # characters of a log message before the next one starts
+UNLOGGED_SHOWN = 2  # finished lines the log does not show yet, shown on the table meanwhile
 
 
 @dataclass
@@ -82,6 +83,7 @@ class Table:
     votes: dict[int, set[int]] = field(default_factory=dict)  # AFK seat → users voting for AI
     confirm: dict[int, Pending] = field(default_factory=dict)  # seat → a tap to confirm
     hold: Hold | None = None  # automatic passes shown at a human pace (bot.hold), if any
+    log_shown: int = 0  # of ``lines``, those the group's log message shows (bot.pacing.Beat)
     rev: int = 0  # the table's saves so far, as stored (several processes: bot.coord)
     changes: int = 0  # saves during the current tenure (several processes)
     used: float = field(default_factory=time.monotonic)  # when last held (idle tables leave)
@@ -220,7 +222,10 @@ class Table:
         )
 
     # -- the group's table -------------------------------------------------------------------
-    def table_out(self) -> Out:
+    def table_out(self, unlogged: Sequence[str] = ()) -> Out:
+        """The group's table: whose turn, the top, counts, the trick in progress; ``unlogged``:
+        finished lines the log does not show yet (it is edited at a slower beat), the last
+        :data:`UNLOGGED_SHOWN` of them shown above the trick in progress."""
         assert self.match is not None
         view = self.view(None)
         hold = self.held()
@@ -258,6 +263,7 @@ class Table:
                 counts.append(f"{self.name(s)} {rank_name(view.ranks[s] or 1, lang)}")
         if counts:
             lines.append("  ".join(counts))
+        lines.extend(unlogged[-UNLOGGED_SHOWN:])
         current = self.transcript.current() if self.transcript else None
         if hold is not None:
             current = hold.current

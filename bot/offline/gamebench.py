@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..buttons import HandOp, Kind, callback_of
+from ..pacing import BEAT_S
 from .bench import _seat, _table, _versions
 from .botprocess import BotProcess
 from .demo import game_over
@@ -180,7 +181,8 @@ async def run_game(seed: int, speed: float) -> dict[str, Any]:
                     )
                 )
                 elapsed = time.perf_counter() - t0
-                await api.idle(quiet=4.0 / speed, timeout=120.0)
+                # the group's last beat (bot.pacing.Beat) included
+                await api.idle(quiet=max(4.0, BEAT_S + 1.0) / speed, timeout=120.0)
                 actions = _versions(db).get(group.id, 0) - begin
             finally:
                 await bot.stop()
