@@ -44,6 +44,7 @@ from renderers import clean_name, t
 from . import memreport
 from . import storage as S
 from .activity import TrackedUpdates
+from .answers import ANSWER_WITHIN_S, ANSWERING, by_query
 from .compose import Parts, compose, start
 from .health import HEARTBEAT_EVERY, Heartbeat
 from .logs import protect
@@ -68,6 +69,7 @@ class Runtime:
 
     parts: Parts
     updates: TrackedUpdates
+    answer_within: float | None = ANSWER_WITHIN_S  # a press answered at once after (answers)
 
     @property
     def storage(self) -> S.Storage:
@@ -229,6 +231,10 @@ async def on_button(update: Update, context: Context) -> None:
     msg = query.message if query.message is not None and query.message.is_accessible else None
     chat_id = msg.chat.id if isinstance(msg, Message) else None
     thread = msg.message_thread_id if isinstance(msg, Message) and msg.is_topic_message else None
+
+    # answered by the handler, or at once if the handler is slow to (bot.answers); by webhook
+    # the answering began when the update arrived
+    answering = ANSWERING.get() or by_query(query, rt.answer_within)
     answer = await rt.parts.router.press(
         query.data,
         user_info(query.from_user),
@@ -237,11 +243,9 @@ async def on_button(update: Update, context: Context) -> None:
         TelegramMembers(context.bot),
         msg.message_id if isinstance(msg, Message) else None,
         offered(msg if isinstance(msg, Message) else None),
+        answering.now,
     )
-    try:
-        await query.answer(answer.text[:200] or None, show_alert=answer.alert, url=answer.url)
-    except Exception as e:  # a late or repeated answer: the press was handled all the same
-        log.info("callback answer failed: %s", type(e).__name__)
+    await answering.give(answer)
     if answer.edit is not None and isinstance(msg, Message):
         # the pressed message's new content, through the sender: paced with the chat's other
         # messages (a flood wait never met, never waited for here)
@@ -281,13 +285,16 @@ def build_app(
     webhook: bool = False,
     memreport: Path | None = None,
     process: str = "",
+    answer_within: float | None = ANSWER_WITHIN_S,
 ) -> GoujiApp:
     """The bot: handlers, its parts, their sender and timers; ``processes`` worker processes
     draw the pictures and run the hard AI (0: threads); ``timers``: the tables' timers (a
     test's manual clock; by default the event loop's); ``heartbeat``: touched after each
     successful getUpdates (``python -m bot health``), or in ``webhook`` mode (no getUpdates) every
     few seconds while the event loop runs; ``pacing``: how fast the sender calls (Telegram's
-    limits by default); ``process``: this process's name among several (GOUJI_PROCESS).
+    limits by default); ``process``: this process's name among several (GOUJI_PROCESS);
+    ``answer_within``: a press its handler has not answered this soon is answered at once
+    (bot.answers; None: always the handler's answer, however late — tests that read it).
     ``post_init`` resumes every unfinished table; ``post_shutdown`` closes the sender and
     storage."""
     protect(token)  # no log line shows it from here on
@@ -314,7 +321,7 @@ def build_app(
     parts = compose(
         app.bot, storage, cfg, workers=workers, pacing=pacing, timers=timers, process=process
     )
-    app.bot_data.rt = Runtime(parts, updates)
+    app.bot_data.rt = Runtime(parts, updates, answer_within)
     if webhook and heartbeat is not None:
         app.bot_data.heartbeat = heartbeat
     app.bot_data.memreport = memreport

@@ -19,7 +19,9 @@ from telegram.error import (
 )
 
 log = logging.getLogger("gouji.sender")
-MAX_TRIES = 5
+MAX_TRIES = 5  # failures (network errors, timeouts, server errors) before a call is given up
+# flood waits (429) are Telegram's "not yet", not failures: waited out, this long in all at most
+MAX_FLOOD_WAIT_S = 600.0
 
 
 class Calls:
@@ -40,7 +42,8 @@ class Calls:
         (False); BadRequest goes to the caller. The sent message, or True for an edit that went
         through. ``once``: a call that makes a new message is not repeated after a timeout
         (it may have arrived: a second try would post it twice)."""
-        for attempt in range(MAX_TRIES):
+        attempt, waited = 0, 0.0
+        while attempt < MAX_TRIES:
             try:
                 self.calls += 1
                 result = await make()
@@ -49,7 +52,11 @@ class Calls:
                 wait = e.retry_after
                 seconds = wait.total_seconds() if hasattr(wait, "total_seconds") else float(wait)
                 log.warning("flood wait of %.0f s in chat %d", seconds, chat_id)
-                await asyncio.sleep(seconds)
+                if waited + seconds > MAX_FLOOD_WAIT_S:
+                    break
+                waited += seconds
+                await asyncio.sleep(seconds)  # not a failed try: the call goes once allowed
+                continue
             except Forbidden:
                 if chat_id < 0:
                     log.warning("chat %d refuses the bot's messages", chat_id)
@@ -67,11 +74,11 @@ class Calls:
                     log.warning("a new message to chat %d timed out: not sent again", chat_id)
                     return False
                 log.warning("call to chat %d timed out, retrying", chat_id)
-                await asyncio.sleep(0.5 * (attempt + 1))
             except TelegramError as e:
                 # network errors, a server answering 5xx or garbage: try again
                 log.warning("call to chat %d failed (%s), retrying", chat_id, type(e).__name__)
-                await asyncio.sleep(0.5 * (attempt + 1))
+            attempt += 1
+            await asyncio.sleep(0.5 * attempt)
         self.errors += 1
-        log.error("gave up on a call to chat %d after %d tries", chat_id, MAX_TRIES)
+        log.error("gave up on a call to chat %d after %d tries", chat_id, attempt)
         return False

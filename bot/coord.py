@@ -12,7 +12,12 @@ agree on through it, so that any process may take any update.
 - **A chat's messages** are delivered by one process at a time: a lease row per chat, which
   also keeps when its last call went out (its pace) and which revision of each kept message
   it shows (an older edit never overwrites a newer one).
-- **Telegram's budget** of calls a second is one for all processes: a shared next-free time.
+- **Telegram's budget** of calls a second is one for all processes: a shared next-free time,
+  whose turns a process takes several at a time (:class:`bot.pacing.SharedPace`).
+
+The chats' deliveries (leases, fencing, the budget's turns) run on a small pool of connections
+of their own: however many messages wait, a press's reads and writes (the table, its lock) never
+queue behind them.
 
 :class:`bot.deployment.Single` is the one-process case (SQLite): nothing to agree on.
 """
@@ -33,7 +38,7 @@ from typing import Any
 
 import asyncpg
 
-from .pg_storage import PostgresStorage
+from .pg_storage import LAZY_COMMIT, PostgresStorage, _PgTx
 
 log = logging.getLogger("gouji.coord")
 BEAT_S = 1.0  # a process's heartbeat
@@ -68,12 +73,20 @@ class PgCoord:
 
     shared = True
 
-    def __init__(self, storage: PostgresStorage, name: str = "", lock_pool_size: int = 16) -> None:
+    def __init__(
+        self,
+        storage: PostgresStorage,
+        name: str = "",
+        lock_pool_size: int = 16,
+        delivery_pool_size: int = 4,
+    ) -> None:
         self.storage = storage
         host = socket.gethostname()[:20]
         self.proc_id = f"{host}:{os.getpid()}:{name}:{uuid.uuid4().hex[:6]}"
         self.lock_pool_size = lock_pool_size
         self._locks: asyncpg.Pool | None = None  # connections holding table locks
+        self.delivery_pool_size = delivery_pool_size
+        self._deliveries: asyncpg.Pool | None = None  # chats' deliveries and the budget
         self._beat: asyncio.Task[None] | None = None
         self.last_beat = 0.0
         self._listen: asyncpg.Connection | None = None  # hears leases given back
@@ -84,6 +97,9 @@ class PgCoord:
         self.storage.owner = self.proc_id
         self._locks = await asyncpg.create_pool(
             self.storage.url, min_size=1, max_size=self.lock_pool_size
+        )
+        self._deliveries = await asyncpg.create_pool(
+            self.storage.url, min_size=1, max_size=self.delivery_pool_size
         )
         await self.beat()
         self._beat = asyncio.get_running_loop().create_task(self._beating(), name="beat")
@@ -130,9 +146,10 @@ class PgCoord:
                 await tx.execute("DELETE FROM procs WHERE proc_id = ?", (me,))
         except Exception:
             log.exception("could not hand over at stop (the others take over in %.0f s)", DEAD_S)
-        if self._locks is not None:
-            await self._locks.close()
-            self._locks = None
+        for pool in (self._locks, self._deliveries):
+            if pool is not None:
+                await pool.close()
+        self._locks = self._deliveries = None
         if self._listen is not None:
             await self._listen.close()
             self._listen = None
@@ -252,7 +269,7 @@ class PgCoord:
     async def chat_outbox(self, chat_id: int) -> list[tuple[int, bytes]]:
         """The chat's stored messages not yet delivered, whichever process stored them, in the
         order they were stored (for the process delivering to the chat)."""
-        rows = await self._rows(
+        rows = await self._delivery(
             "SELECT outbox_id, message FROM outbox WHERE chat_id = ? ORDER BY outbox_id", chat_id
         )
         return [(int(r[0]), bytes(r[1])) for r in rows]
@@ -261,7 +278,7 @@ class PgCoord:
     async def lease(self, chat_id: int) -> Lease | None:
         """The chat's delivery for this process, unless a live one holds it."""
         now = time.time()
-        rows = await self._rows(
+        rows = await self._delivery(
             "WITH old AS (SELECT holder FROM deliveries WHERE chat_id = ?)"
             " INSERT INTO deliveries (chat_id, owner, holder, last_at, shown)"
             " VALUES (?, ?, ?, 0, '{}') ON CONFLICT (chat_id) DO UPDATE"
@@ -275,7 +292,6 @@ class PgCoord:
             self.proc_id,
             self.proc_id,
             now - DEAD_S,
-            write=True,
         )
         if not rows:
             return None
@@ -292,7 +308,7 @@ class PgCoord:
         the chat meanwhile — never sends after it), and whether the stored message
         ``outbox_id`` is still there to send (claimed now for this process; gone: another
         delivered it). One statement, where the outbox row is claimed."""
-        rows = await self._rows(
+        rows = await self._delivery(
             "WITH fence AS (SELECT 1 AS held FROM deliveries"
             " WHERE chat_id = ? AND owner = ? AND generation = ?),"
             " claim AS (UPDATE outbox SET owner = ? WHERE outbox_id = ?"
@@ -303,7 +319,6 @@ class PgCoord:
             lease.generation,
             self.proc_id,
             -1 if outbox_id is None else outbox_id,
-            write=True,
         )
         held, claimed = (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
         return held > 0, held > 0 and (outbox_id is None or claimed > 0)
@@ -311,7 +326,7 @@ class PgCoord:
     async def release(self, lease: Lease) -> None:
         """The chat's delivery given back, with its pace and what its messages show; the
         processes waiting for it hear so at once (NOTIFY, sent at the commit)."""
-        await self._exec(
+        await self._delivery(
             "WITH freed AS (UPDATE deliveries SET owner = NULL, last_at = ?, shown = ?"
             " WHERE chat_id = ? AND owner = ? RETURNING chat_id)"
             " SELECT pg_notify(?, chat_id::text) FROM freed",
@@ -343,22 +358,35 @@ class PgCoord:
         if event is not None:
             event.set()
 
-    async def pace(self, interval: float) -> float:
-        """A turn in the bot's budget of calls over all processes: when it is (epoch s)."""
+    async def pace(self, interval: float, turns: int = 1) -> float:
+        """``turns`` turns in a row in the bot's budget of calls over all processes: when the
+        first is (epoch s; the others follow it ``interval`` apart)."""
         now = time.time()
-        rows = await self._rows(
+        span = interval * turns
+        rows = await self._delivery(
             "INSERT INTO pace (name, next_at) VALUES ('bot', ?) ON CONFLICT (name) DO UPDATE"
             " SET next_at = greatest(pace.next_at, excluded.next_at - ?) + ? RETURNING next_at",
-            now + interval,
-            interval,
-            interval,
-            write=True,
+            now + span,
+            span,
+            span,
+            lazy=True,  # the budget's turns: lost in a crash of the database, no harm
         )
-        return float(rows[0][0]) - interval
+        return float(rows[0][0]) - span
 
     # -- plumbing -------------------------------------------------------------------------------
     async def _rows(self, sql: str, *args: Any, write: bool = False) -> list[tuple[Any, ...]]:
         async with self.storage._unit(write=write) as tx:
+            return await tx.fetch(sql, args)
+
+    async def _delivery(self, sql: str, *args: Any, lazy: bool = False) -> list[tuple[Any, ...]]:
+        """One statement of the chats' deliveries, in a transaction on their own pool;
+        ``lazy``: its commit not awaited on disk (bookkeeping a crash of the database may
+        lose)."""
+        assert self._deliveries is not None, "not started"
+        async with self._deliveries.acquire() as conn, conn.transaction():
+            tx = _PgTx(conn)
+            if lazy:
+                await tx.execute(LAZY_COMMIT)
             return await tx.fetch(sql, args)
 
     async def _exec(self, sql: str, *args: Any) -> None:

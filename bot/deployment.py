@@ -30,10 +30,11 @@ from engine.matchrecord import BadMatchRecord, parse_entry
 from . import storage as S
 from .coord import Lease, PgCoord
 from .model import TableState, TableStatus
-from .outbox import Out
+from .outbox import Out, Slot, SlotKind
 from .pacing import Pace, SharedPace
 from .pg_storage import PostgresStorage
 from .queues import ChatQueue
+from .slotstate import slot_id as kept_id
 from .slotstate import take_stored
 from .table import Table
 from .takeover import Takeover
@@ -104,7 +105,8 @@ class Deployment(Protocol):
 
     def hold(self, tables: Registry, table: Table) -> AbstractAsyncContextManager[None]: ...
 
-    def current(self, tables: Registry, table: Table) -> AbstractAsyncContextManager[None]: ...
+    async def slot_id(self, tables: Registry, slot: Slot) -> int | None:
+        """The message id of a table's kept message (for the sender)."""
 
     async def find(
         self, tables: Registry, table_id: int, chat_id: int | None = None
@@ -169,7 +171,10 @@ class Single:
     async def hold(self, tables: Registry, table: Table) -> AsyncIterator[None]:
         yield
 
-    current = hold
+    async def slot_id(self, tables: Registry, slot: Slot) -> int | None:
+        """As the table in memory keeps it (brought back if it left memory idle)."""
+        table = await self.find(tables, slot.table)
+        return None if table is None else kept_id(table.st, SlotKind(slot.kind), slot.index)
 
     async def find(
         self, tables: Registry, table_id: int, chat_id: int | None = None
@@ -326,13 +331,17 @@ class Shared:
             else:
                 await self.timers.flush()
 
-    @asynccontextmanager
-    async def current(self, tables: Registry, table: Table) -> AsyncIterator[None]:
-        """The table as stored last (another process may have changed it, or sent its kept
-        messages anew)."""
-        async with tables.locked(table):
-            take_stored(table.st, await self.storage.load_slots(table.id))
-            yield
+    async def slot_id(self, tables: Registry, slot: Slot) -> int | None:
+        """As stored (another process may have sent it anew; the chat's deliveries are one
+        process's at a time, so what is stored is the newest), read without holding the table:
+        the sender never waits for a press, nor a press for the sender. A slot not stored on
+        its own: as the table's state keeps it (a table stored before slots were)."""
+        kind = SlotKind(slot.kind)
+        for k, index, message_id in await self.storage.load_slots(slot.table):
+            if k == kind.value and index == slot.index:
+                return message_id
+        table = await self.find(tables, slot.table)
+        return None if table is None else kept_id(table.st, kind, slot.index)
 
     async def _settle(
         self, tables: Registry, table: Table, posted: list[Out], mem: bytes | None = None

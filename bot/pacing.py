@@ -88,19 +88,42 @@ class Pace:
 
 class SharedPace(Pace):
     """:class:`Pace` over all processes of the bot (bot.coord): their calls together stay
-    within the bot's budget."""
+    within the bot's budget. The turns wanted meanwhile are taken together, one statement at a
+    time for the whole process (never one a call: the budget's row would be the database's
+    busiest, and every call waiting for it would hold a connection)."""
 
     def __init__(self, coord: PgCoord, per_s: float, burst: int = 5) -> None:
         super().__init__(per_s, burst)
         self.coord = coord
+        self._wanted: list[asyncio.Future[float]] = []  # turns asked, not yet taken
+        self._taking: asyncio.Task[None] | None = None
 
     async def turn(self) -> None:
         if not self.interval:
             return
-        at = await self.coord.pace(self.interval)
+        want = asyncio.get_running_loop().create_future()
+        self._wanted.append(want)
+        if self._taking is None or self._taking.done():
+            self._taking = asyncio.get_running_loop().create_task(self._take())
+        at = await want
         wait = at - time.time() - self.burst * self.interval
         if wait > 0:
             await asyncio.sleep(wait)
+
+    async def _take(self) -> None:
+        """The turns asked for, in one statement; those asked meanwhile, in the next."""
+        while self._wanted:
+            wanted, self._wanted = self._wanted, []
+            try:
+                first = await self.coord.pace(self.interval, len(wanted))
+            except Exception as e:  # the database away a moment: those callers see it
+                for want in wanted:
+                    if not want.done():
+                        want.set_exception(e)
+                continue
+            for i, want in enumerate(wanted):
+                if not want.done():  # a caller gone meanwhile: its turn goes unused
+                    want.set_result(first + i * self.interval)
 
 
 class Beat:

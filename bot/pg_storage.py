@@ -25,6 +25,9 @@ from .storage_interface import SchemaTooNew, StorageError
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 Conn: TypeAlias = "asyncpg.Connection[Any] | PoolConnectionProxy[Any]"
+LAZY_COMMIT = (
+    "SET LOCAL synchronous_commit TO OFF"  # this transaction's commit: not awaited on disk
+)
 MIGRATION_LOCK = 0x676F756A69  # pg_advisory_xact_lock key while migrating ("gouji")
 
 
@@ -162,6 +165,12 @@ class PostgresStorage(SqlStorage):
             self._units -= 1
             if not self._units:
                 self._idle.set()
+
+    @asynccontextmanager
+    async def _bookkeeping(self) -> AsyncIterator[_PgTx]:
+        async with self._unit() as tx:
+            await tx.execute(LAZY_COMMIT)
+            yield tx
 
 
 async def postgres_problem(url: str) -> str | None:

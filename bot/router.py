@@ -214,13 +214,16 @@ class Router:
         members: Members,
         message_id: int | None = None,
         offered: frozenset[str] | None = None,
+        answered: Callable[[Answer], None] | None = None,
     ) -> Answer:
         """Any button press (of message ``message_id``, whose keyboard carries ``offered``:
         the callback data of its buttons as Telegram sent them with the press; None: not
         known, a direct call); the answer is shown as a toast (or alert, or link).
 
         Junk (data that does not decode, or that the pressed message does not carry) is
-        charged to its presser's budget only: the chat's is spent on presses that count."""
+        charged to its presser's budget only: the chat's is spent on presses that count.
+        ``answered``: told a table's handler's answer as soon as it is known, before the
+        change is stored (several processes: settled) and the table let go (bot.answers)."""
         lang = user.lang or "zh"
         try:
             cb = Callback.decode(data)
@@ -266,4 +269,7 @@ class Router:
             stop = guard(table, p) if guard is not None else None
             if stop is not None:
                 return stop
-            return await handler(table, p)
+            answer = await handler(table, p)
+            if answered is not None:
+                answered(answer)
+            return answer

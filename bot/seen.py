@@ -58,7 +58,7 @@ class StoredUpdates:
 
     async def claim(self, update_id: int) -> Seen:
         now = self.clock()
-        async with self.storage._unit() as tx:
+        async with self.storage._bookkeeping() as tx:
             rows = await tx.fetch(
                 "INSERT INTO updates_seen (update_id, seen_at, done, owner) VALUES (?, ?, 0, ?)"
                 " ON CONFLICT (update_id) DO UPDATE"
@@ -81,7 +81,7 @@ class StoredUpdates:
         return Seen.NEW
 
     async def done(self, update_id: int) -> None:
-        async with self.storage._unit() as tx:
+        async with self.storage._bookkeeping() as tx:
             await tx.execute("UPDATE updates_seen SET done = 1 WHERE update_id = ?", (update_id,))
 
     async def release(self, update_id: int) -> None:

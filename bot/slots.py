@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .outbox import Slot, SlotKind
-from .slotstate import keep, slot_id
+from .slotstate import keep
 
 if TYPE_CHECKING:
     from . import storage as S
@@ -27,12 +27,8 @@ class TableSlots:
 
     async def slot_id(self, slot: Slot) -> int | None:
         """The message id a slot's message has (for the sender; several processes: as
-        stored, another process may have sent it anew)."""
-        table = await self.tables.find(slot.table)
-        if table is None:
-            return None
-        async with self.deployment.current(self.tables, table):
-            return slot_id(table.st, SlotKind(slot.kind), slot.index)
+        stored, another process may have sent it anew — read without holding the table)."""
+        return await self.deployment.slot_id(self.tables, slot)
 
     async def slot_sent(self, slot: Slot, message_id: int) -> None:
         """The sender put a slot's message at ``message_id``: remember it, and store it on its

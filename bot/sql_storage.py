@@ -153,6 +153,12 @@ class SqlStorage:
         or cancellation. `StorageError` once the storage is closed."""
         raise NotImplementedError
 
+    def _bookkeeping(self) -> AbstractAsyncContextManager[Tx]:
+        """A write unit of bookkeeping a crash of the database may lose (which updates were
+        seen): its commit need not reach the disk before it returns, where the database can
+        tell so (PostgreSQL); others see it at once all the same."""
+        return self._unit()
+
     @staticmethod
     def _integrity(e: Exception) -> str | None:
         """Which constraint an integrity error broke: ``"open_table"`` (the one-open-table

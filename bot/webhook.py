@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 from telegram import Update
 
+from .answers import ANSWERING, by_query
 from .seen import Seen, UpdateLog, update_log
 
 if TYPE_CHECKING:
@@ -88,7 +89,14 @@ class WebhookServer:
         update = parse_update(await request.read(), self.app)
         if update is None:
             return web.Response(status=400)
+        query = update.callback_query  # a press: answered soon after now (bot.answers)
+        rt = self.app.bot_data.rt
+        within = rt.answer_within if rt is not None else None
+        answering = by_query(query, within) if query is not None else None
+        ANSWERING.set(answering)
         seen = await self.seen.claim(update.update_id)
+        if seen != Seen.NEW and answering is not None:
+            answering.cancel()  # answered where it was (or is being) handled
         if seen == Seen.DONE:  # delivered again: handled already
             self.repeated += 1
             return web.Response(status=200)

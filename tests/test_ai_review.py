@@ -223,3 +223,26 @@ def test_taking_over_a_partners_play_says_so() -> None:
         "「王叔 2个K」老王 没管：电脑会出 <b>2个A</b>，联邦的牌也能接过来，自己的牌更好走。"
         "老王 最后走了二科。（−3 分）"
     )
+
+
+def test_a_reference_made_in_parts_keeps_the_other_parts(tmp_path: Path) -> None:
+    """review-bench --make-reference --first K: processes writing one file keep each other's
+    games (the same seed, preset, budget, effort and salt), and a new effort starts afresh."""
+    from engine.ai.review_bench import _write_reference
+
+    path = tmp_path / "ref.json"
+
+    def made(games: list[int], cap: int) -> dict[str, object]:
+        rows = [{"game": g, "picks": [[g], []]} for g in games]
+        head = {"seed": 1, "preset": "standard", "budget_s": 60.0, "salt": "reference"}
+        return {**head, "effort": {"cap": cap}, "games": len(rows), "reviews": rows}
+
+    _write_reference(path, made([10, 11], 512))
+    _write_reference(path, made([0], 512))
+    _write_reference(path, made([0, 1], 512))
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert [row["game"] for row in stored["reviews"]] == [0, 1, 10, 11]
+    assert stored["games"] == 4
+    _write_reference(path, made([3], 128))
+    assert [row["game"] for row in json.loads(path.read_text())["reviews"]] == [3]
+    assert not list(tmp_path.glob("*.tmp"))

@@ -13,6 +13,7 @@ import pytest
 from bot.coord import DEAD_S, PgCoord
 from bot.model import TableStatus
 from bot.offline.pgcluster import PgCluster
+from bot.pacing import SharedPace
 from bot.pg_storage import PostgresStorage
 from bot.storage import TableRow, VersionConflict
 from bot.timers import Job, StoredTimers, TimerKind
@@ -205,3 +206,32 @@ async def test_a_paused_process_never_sends_after_its_lease_moved(
     assert await b.fence(taken, oid) == (True, True)
     await b.storage.message_delivered(oid)
     assert await b.fence(taken, oid) == (True, False)  # delivered: nothing left to send
+
+
+async def test_a_process_takes_the_turns_wanted_meanwhile_together(
+    two: tuple[PgCoord, PgCoord],
+) -> None:
+    """The budget's turns wanted at once in a process are taken in one statement (never one a
+    call), and all processes' turns still come one interval apart."""
+    statements: dict[str, list[int]] = {"a": [], "b": []}
+    granted: list[float] = []
+
+    def counting(c: PgCoord, name: str) -> None:
+        take = c.pace
+
+        async def counted(interval: float, turns: int = 1) -> float:
+            statements[name].append(turns)
+            first = await take(interval, turns)
+            granted.extend(first + i * interval for i in range(turns))
+            return first
+
+        c.pace = counted  # type: ignore[method-assign]
+
+    for c, name in zip(two, "ab", strict=True):
+        counting(c, name)
+    pa, pb = (SharedPace(c, 10.0, burst=0) for c in two)
+    await asyncio.gather(*(p.turn() for p in (pa, pb) * 5))
+    for turns in statements.values():
+        assert sum(turns) == 5 and len(turns) <= 2, statements
+    gaps = [round(y - x, 3) for x, y in itertools.pairwise(sorted(granted))]
+    assert all(g >= 0.099 for g in gaps), gaps  # ten turns, a tenth of a second apart

@@ -124,3 +124,16 @@ def test_pure():
         "test_direct",
     ]
     assert unmarked_bot_tests("import pytest\npytestmark = pytest.mark.e2e\n" + source) == []
+
+
+MAX_LINES = 600  # a module longer than this does more than one job (docs/development.md)
+
+
+def test_no_module_is_over_600_lines() -> None:
+    long = {
+        str(path.relative_to(ROOT)): n
+        for top in ("bot", "engine", "renderers", "tests")
+        for path in (ROOT / top).rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, f"modules over {MAX_LINES} lines: {long}"

@@ -7,9 +7,11 @@ database at a URL. ``--procs P``: P bot processes on that database (PostgreSQL o
 mode behind a round-robin forwarder (:class:`~bot.offline.cluster.BotCluster`); one process
 polls, as it always did, unless ``--webhook`` puts it behind the forwarder too.
 Figures printed, the last line JSON (``storage``, ``procs``, ``tables``, ``actions``,
-``update_to_first_call_ms_median`` / ``_p99``, ``rss_kb_per_table`` (the processes that hold
-the tables; ``all_rss_kb_per_table`` with the worker processes, ``workers_rss_kb`` theirs),
-``api_calls_per_action``, ``errors``, ``stalled_tables``; ``heap_kb_per_table``: the bot's
+``update_to_first_call_ms_median`` / ``_p99``, ``answer_ms_median`` / ``_p99`` (a press to its
+answerCallbackQuery), ``rss_kb_per_table`` (the processes that hold the tables;
+``all_rss_kb_per_table`` with the worker processes, ``workers_rss_kb`` theirs),
+``api_calls_per_action``, ``errors``, ``stalled_tables`` (no action stored for :data:`STALL_S`:
+each printed with who was asked and the last calls to its chats); ``heap_kb_per_table``: the bot's
 heap by owner per table played, bot.memreport, and ``tables_held``: tables in the processes'
 memory at the end, over all of them). Never a timed test."""
 
@@ -19,11 +21,13 @@ import asyncio
 import gc
 import json
 import random
+import re
 import sqlite3
 import sys
 import tempfile
 import time
 import tracemalloc
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,27 +87,67 @@ async def _seat(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> None
     await press_lobby(api, group, users[0], LobbyOp.GO, timeout=60.0)
 
 
+STALL_S = 75.0  # a table with no new stored action this long is stalled (not merely slow)
+
+
+def _deadline(tables: int, actions: int) -> float:
+    """The outer safety of a bench's play: far beyond what the token's budget of calls needs
+    (Telegram's ~30 calls a second, a dozen calls an action), so that it cuts only a run that
+    went wrong; a table that stops is found by :data:`STALL_S` long before."""
+    return max(300.0, tables * actions * 0.6)
+
+
+def _last_call(api: LocalBotApi, chat_id: int, now: float) -> str:
+    """The last call the bot made to ``chat_id``: its method, status and how long ago."""
+    for call in reversed(api.calls):
+        if call.chat_id == chat_id:
+            return f"{call.method} {call.status} {now - call.time:.0f} s ago"
+    return "none"
+
+
+def _why(
+    api: LocalBotApi, group: SimGroup, players: list[SimPlayer], played: int, why: str
+) -> dict[str, Any]:
+    """What a stalled table looked like: who was asked (a question message shown in their
+    private chat), the last call to its group and to each of its players' chats."""
+    now = time.monotonic()
+    asked = [i for i, p in enumerate(players) if p.hand_message() is not None]
+    return {
+        "chat": group.id,
+        "why": why,
+        "played": played,
+        "asked": asked,  # seats with a question shown to them (none: nobody was asked)
+        "group_last_call": _last_call(api, group.id, now),
+        "players_last_call": [_last_call(api, p.user.id, now) for p in players],
+    }
+
+
 async def _play(
     api: LocalBotApi, db: S.SqlStorage, seated: list[tuple[SimGroup, list[SimUser]]], actions: int
-) -> tuple[int, list[int]]:
+) -> tuple[int, list[dict[str, Any]]]:
     """Simulated players play ``actions`` actions at every table; the actions stored, and the
-    tables that could not go on (they never started, a press got lost) within a deadline, so
-    that one such table does not hold the others."""
+    tables that stalled: no new action stored for :data:`STALL_S` (they never started, or a
+    press got lost), so that one such table does not hold the others — a table that is only
+    slow (the token's budget of calls shared by every table) is not stalled. A deadline far
+    beyond the budget's needs is the outer safety (:func:`_deadline`)."""
     begin = await _stored_versions(db)
     done: dict[int, int] = {}
-    stalled: list[int] = []
-    # Telegram lets a bot make about 30 calls a second to chats (the rate limiter keeps to it),
-    # and an action takes about three (the two hands concerned, the table): many tables share it
-    deadline = max(120.0, actions * 15.0, len(seated) * actions * 0.2)
+    stalled: list[dict[str, Any]] = []
+    end = time.perf_counter() + _deadline(len(seated), actions)
 
     async def drive(group: SimGroup, users: list[SimUser]) -> None:
         k = -group.id
         players = [SimPlayer(api, u, random.Random(k * 10 + i)) for i, u in enumerate(users)]
         look = random.Random(k)
-        end = time.perf_counter() + deadline
-        while done.get(group.id, 0) - begin.get(group.id, 0) < actions:
-            if time.perf_counter() > end:
-                stalled.append(group.id)
+        last, moved_at = -1, time.perf_counter()
+        while (played := done.get(group.id, 0) - begin.get(group.id, 0)) < actions:
+            now = time.perf_counter()
+            if played != last:
+                last, moved_at = played, now
+            why = "no action stored" if now - moved_at > STALL_S else ""
+            why = why or ("the deadline" if now > end else "")
+            if why:
+                stalled.append(_why(api, group, players, played, why))
                 return
             # people look at their phones now and then, each table at its own moments (not
             # all tables in step, which would make every press of the bench arrive at once)
@@ -217,22 +261,24 @@ async def _run(
                 await api.idle(quiet=1.0, timeout=300.0)
                 start_calls = sum(api.counts().values())
                 start_lat = len(api.latency())
-                t0 = time.perf_counter()
+                start_answers = len(api.answer_latency())
+                t0, cpu0 = time.perf_counter(), bot.cpu_s()
                 lags: list[float] = []
                 watch = asyncio.create_task(_watch_loop(lags))
                 n, stalled = await _play(api, db, seated, actions)
                 watch.cancel()
-                elapsed = time.perf_counter() - t0
+                elapsed, cpu = time.perf_counter() - t0, bot.cpu_s() - cpu0
                 rss1, main1 = bot.rss_kb(), bot.rss_main_kb()
                 heap1 = await bot.heap()
                 calls = sum(api.counts().values()) - start_calls
                 lat = api.latency()[start_lat:]
                 methods = api.first_calls()[start_lat:]
+                answers = api.answer_latency()[start_answers:]
             finally:
                 await bot.stop()
             log = bot.log_text()
             state_kb = await state_kb_per_table(url)
-            stalled_rows = await _rows_of(db, stalled)
+    kept = _keep_log(log) if stalled else None  # to find out why (the run's folder goes)
     error_lines = [line for line in log.splitlines() if " ERROR " in line]
     errors = len(error_lines)
     by_method: dict[str, list[float]] = {}
@@ -253,6 +299,12 @@ async def _run(
         "update_to_first_call_ms_median": _ms(lat, 0.5),
         "update_to_first_call_ms_p99": _ms(lat, 0.99),
         "first_calls": slowest,
+        # a press → its answer (answerCallbackQuery), whatever call came first
+        "answer_ms_median": _ms(answers, 0.5),
+        "answer_ms_p99": _ms(answers, 0.99),
+        # the bot processes' own CPU (not their workers') an action: a figure a loaded machine
+        # distorts less than latency
+        "bot_cpu_ms_per_action": round(cpu / max(n, 1) * 1000, 1),
         "bench_loop_lag_ms_p99": _ms(lags, 0.99),
         "bench_loop_lag_ms_max": _ms(lags, 1.0),
         "bot_rss_kb": rss1,
@@ -279,9 +331,11 @@ async def _run(
         "api_calls_per_action": round(calls / max(n, 1), 2),
         "errors": errors,
         "stalled_tables": len(stalled),
-        "stalled": stalled_rows,
+        "stalled": stalled,  # each with why: who was asked, the last calls to its chats
         "updates_per_process": sorted(spread),  # as the forwarder handed them out
         "error_lines": error_lines[:5],  # the bot's log never holds a hand or the token
+        "warnings": _warnings(log),
+        "log_kept": kept,  # the bot's log, kept when a table stalled
     }
 
 
@@ -294,10 +348,22 @@ async def _watch_loop(lags: list[float]) -> None:
         lags.append(time.perf_counter() - start - 0.01)
 
 
-async def _rows_of(db: S.SqlStorage, chats: list[int]) -> list[tuple[int, str, int]]:
-    """Where the stalled tables stopped: chat, status, version."""
-    rows = await db._rows("SELECT chat_id, status, version FROM game_tables")
-    return [(c, st, v) for c, st, v in rows if c in chats]
+def _keep_log(log: str) -> str:
+    """The bot's log written where it outlives the run; its path."""
+    path = Path(tempfile.mkdtemp(prefix="gouji-bench-")) / "bot.log"
+    path.write_text(log, encoding="utf-8")
+    return str(path)
+
+
+def _warnings(log: str, most: int = 6) -> dict[str, int]:
+    """The bot's warnings by kind (numbers left out: flood waits, retried calls), the most
+    frequent first."""
+    kinds = Counter(
+        re.sub(r"-?\d+(\.\d+)?", "#", line.split(" WARNING ", 1)[1])
+        for line in log.splitlines()
+        if " WARNING " in line
+    )
+    return dict(kinds.most_common(most))
 
 
 def _ms(seconds: list[float], q: float) -> float | None:
@@ -321,7 +387,18 @@ def main(
     print(f"bench: {tables} tables, {actions} actions each; the bot in {how} on {kind}")
     figures = {"storage": kind, **asyncio.run(run_bench(tables, actions, seed, db, setup))}
     for key, value in figures.items():
-        print(f"  {key}: {value}")
-    detail = ("first_calls", "stalled", "error_lines", "updates_per_process")  # not in JSON
+        if key == "stalled":  # a table a line: what it waited for
+            print(f"  {key}:", *(f"    {why}" for why in value), sep="\n")
+        else:
+            print(f"  {key}: {value}")
+    # not in JSON
+    detail = (
+        "first_calls",
+        "stalled",
+        "error_lines",
+        "warnings",
+        "updates_per_process",
+        "log_kept",
+    )
     print(json.dumps({k: v for k, v in figures.items() if k not in detail}))
     return 0 if figures["errors"] == 0 and figures["stalled_tables"] == 0 else 1

@@ -126,6 +126,11 @@ class BotProcess:
         assert self.proc is not None
         return _rss_kb(self.proc.pid)
 
+    def cpu_s(self) -> float:
+        """CPU seconds the bot's own process has used so far, user and system (Linux)."""
+        assert self.proc is not None
+        return _cpu_s(self.proc.pid)
+
     async def heap(self) -> dict[str, int]:
         """Bytes the process holds by owner (bot.memreport), and ``tables``, how many tables
         it holds."""
@@ -180,6 +185,15 @@ def _tree(pid: int) -> list[int]:
     except OSError:
         return [pid]
     return [pid] + [p for child in text.split() for p in _tree(int(child))]
+
+
+def _cpu_s(pid: int) -> float:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # gone meanwhile
+        return 0.0
+    fields = stat.rsplit(")", 1)[1].split()  # after the name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def _rss_kb(pid: int) -> int:

@@ -122,6 +122,10 @@ class BotCluster:
         """Resident memory now of the running bot processes themselves, summed (Linux)."""
         return sum(p.rss_main_kb() for p in self.procs if p.running)
 
+    def cpu_s(self) -> float:
+        """CPU seconds the running bot processes have used so far, summed (Linux)."""
+        return sum(p.cpu_s() for p in self.procs if p.running)
+
     async def heap(self) -> dict[str, int]:
         """Bytes held by owner, every running process's summed (BotProcess.heap)."""
         out: dict[str, int] = {}

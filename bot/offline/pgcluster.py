@@ -86,7 +86,12 @@ class PgCluster:
             os.chown(self.folder, user.pw_uid, user.pw_gid)
         self._run("initdb", "-D", str(self.data), "-U", USER, "--auth=trust", "-E", "UTF8")
         self.port = _free_port()
-        settings = ["listen_addresses=127.0.0.1", *(FAST if self.fast else ())]
+        # several bot processes, each with its pools (storage, table locks, deliveries)
+        settings = [
+            "listen_addresses=127.0.0.1",
+            "max_connections=200",
+            *(FAST if self.fast else ()),
+        ]
         options = f"-p {self.port} -k {self.folder} " + " ".join(f"-c {s}" for s in settings)
         log = str(self.folder / "server.log")
         try:
