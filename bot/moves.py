@@ -183,6 +183,8 @@ class Moves:
         log_kept = table.st.log_page in table.st.log_msgs
         over = table.match is not None and table.match.phase == Phase.OVER
         go = self.beat.sort(table.id, table.chat_id, log_kept, outs, now=over)
+        if over:
+            self.beat.forget(table.id)  # nothing waits: no memory kept for the table
         if self.beat.log_waits(table.id):  # its new lines shown on the table meanwhile
             go = [self._unlogged(table, o) for o in go]
         for out in go:

@@ -37,7 +37,7 @@ ACTS = (DELETE, PIN, UNPIN)
 RIGHTS_KEPT_S = 600.0  # how long a chat's answer about pin rights is believed
 REPOST_S = 90.0  # seconds of a game after which the table is sent anew (no pin rights)
 REPOST_AFTER = 5  # updates seen in the group after which the table is sent anew (idem)
-CHEERS_BELOW = 2  # the bot's cheers below the table after which it is sent anew below them
+CHEERS_BELOW = 3  # the bot's cheers below the table after which it is sent anew below them
 
 
 @dataclass
@@ -178,7 +178,7 @@ def sight_outs(table: Any, pins: Pins, cheers: int, dealt: bool, page_before: in
     """The table message after a change (``bot.table.Table.table_below``), and the acts that
     keep the game in sight: at a deal the log pinned (when the bot may pin), a new log page
     pinned in place of the last, the table sent anew when it is due (when it may not), or
-    once :data:`CHEERS_BELOW` of the bot's ``cheers`` are below it (one line under the table
+    once :data:`CHEERS_BELOW` of the bot's ``cheers`` are below it (a line or two under the table
     leaves it in sight: a send and a delete in the group's budget of 20 writes a minute
     would not); at the end of the game the table message deleted — the game-over picture that
     follows says the result once, below the last trick's cheer — and the log unpinned."""

@@ -278,6 +278,7 @@ async def _run(
                 await bot.stop()
             log = bot.log_text()
             state_kb = await state_kb_per_table(url)
+    kept = _keep_log(log) if stalled else None  # to find out why (the run's folder goes)
     error_lines = [line for line in log.splitlines() if " ERROR " in line]
     errors = len(error_lines)
     by_method: dict[str, list[float]] = {}
@@ -334,6 +335,7 @@ async def _run(
         "updates_per_process": sorted(spread),  # as the forwarder handed them out
         "error_lines": error_lines[:5],  # the bot's log never holds a hand or the token
         "warnings": _warnings(log),
+        "log_kept": kept,  # the bot's log, kept when a table stalled
     }
 
 
@@ -344,6 +346,13 @@ async def _watch_loop(lags: list[float]) -> None:
         start = time.perf_counter()
         await asyncio.sleep(0.01)
         lags.append(time.perf_counter() - start - 0.01)
+
+
+def _keep_log(log: str) -> str:
+    """The bot's log written where it outlives the run; its path."""
+    path = Path(tempfile.mkdtemp(prefix="gouji-bench-")) / "bot.log"
+    path.write_text(log, encoding="utf-8")
+    return str(path)
 
 
 def _warnings(log: str, most: int = 6) -> dict[str, int]:
@@ -383,6 +392,13 @@ def main(
         else:
             print(f"  {key}: {value}")
     # not in JSON
-    detail = ("first_calls", "stalled", "error_lines", "warnings", "updates_per_process")
+    detail = (
+        "first_calls",
+        "stalled",
+        "error_lines",
+        "warnings",
+        "updates_per_process",
+        "log_kept",
+    )
     print(json.dumps({k: v for k, v in figures.items() if k not in detail}))
     return 0 if figures["errors"] == 0 and figures["stalled_tables"] == 0 else 1

@@ -17,7 +17,8 @@ targets of the calls (issue 35), the exit status failing when one is missed:
   ``calls_per_decision_at_people_taps`` counts those edits at people's tapping:
   ≤ :data:`MAX_CALLS`;
 - ``private_new_per_question``: new private messages but each player's first (the hand dealt,
-  unless it asks), a decision (each answers one question): exactly 1 (the question's buzz);
+  unless it asks), a question asked by a new message (``questions``, about one a decision):
+  exactly 1 (the question's buzz);
 - ``group_writes_per_minute_max``: the most writes (sends, edits, deletes, pins) to the
   group in any 60 s of the game's clock: ≤ :data:`MAX_GROUP_PER_MIN` (Telegram's limit);
 - ``rate_limited``: 0."""
@@ -227,8 +228,9 @@ async def run_game(seed: int, speed: float) -> dict[str, Any]:
         "taps_per_decision": round(taps, 2),
         "asking_edits_per_decision": round(tap_edits, 2),
         "calls_per_decision_at_people_taps": round(sent / n - tap_edits + at_people, 2),
-        # each decision answers a question: one new message a question, none else
-        "private_new_per_question": round(prompts.private_new / n, 2),
+        "questions": len(prompts.asked),  # asked as new messages (they buzz)
+        # one new private message a question, none else (but the hands dealt)
+        "private_new_per_question": round(prompts.private_new / max(len(prompts.asked), 1), 2),
         "group_writes_per_minute_max": prompts.most_in(60.0 / speed),
         "notifying_per_decision": round(prompts.notifying / max(actions, 1), 2),
         "uploads": len(uploads),

@@ -1,0 +1,55 @@
+"""A press is answered at once even while another process holds its table (bot.answers): the
+answer never waits for the table's lock; the press takes effect once the table is free."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+import asyncpg
+import pytest
+from botkit import open_and_seat, people, world
+
+from bot.buttons import LobbyOp
+from bot.offline.localbot import runtime
+from bot.offline.pgcluster import PgCluster
+from bot.offline.simplayers import button_data, lobby_message
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_a_press_on_a_table_another_process_holds_is_answered_at_once(
+    tmp_path: Path, pg_cluster: PgCluster
+) -> None:
+    db = await pg_cluster.create_database()
+    async with world(tmp_path, seed=3, db=db) as w:
+        rt = runtime(w.app)
+        # as in production: a press not answered within 100 ms is answered at once
+        w.app.bot_data.rt = dataclasses.replace(rt, answer_within=0.1)
+        group = w.api.group(-1003, "另一个进程")
+        me, you = people(w, 2)
+        await open_and_seat(w, group, [me])
+        group.join_quietly(you)
+        await you.send("/start")
+        await w.settle()
+        table = rt.parts.tables.at(group.id, None)
+        assert table is not None
+        other = await asyncpg.connect(db)  # another process, changing the table
+        try:
+            await other.execute("SELECT pg_advisory_lock($1)", table.id)
+            data = button_data(lobby_message(w.api, group), LobbyOp.SIT, 1)
+            assert data is not None
+            await you.press(lobby_message(w.api, group), data=data)
+            for _ in range(100):  # answered while the table is still held elsewhere
+                if you.answers():
+                    break
+                await asyncio.sleep(0.02)
+            assert [a.text for a in you.answers()] == [None]  # the spinner stopped, no toast
+            assert table.st.seats[1] is None  # the press waits for the table meanwhile
+        finally:
+            await other.execute("SELECT pg_advisory_unlock($1)", table.id)
+            await other.close()
+        await w.settle()
+        assert table.st.seats[1] is not None  # then it takes its seat
+        assert len(you.answers()) == 1  # answered once
