@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from botkit import SPEED, World, open_and_seat, over, people, start, world
 
+from bot.offline.gamebench import most_in
 from bot.offline.localapi import ApiCall
 from bot.offline.simplayers import SimPlayer, play_until
 from bot.outbox import Out, Slot, SlotKind
@@ -67,13 +68,7 @@ class Watch:
         self.shown.update(now)
 
     def most_in(self, window: float) -> int:
-        ts = sorted(self.group_writes)
-        most, j = 0, 0
-        for i, at in enumerate(ts):
-            while j < len(ts) and ts[j] < at + window:
-                j += 1
-            most = max(most, j - i)
-        return most
+        return most_in(self.group_writes, window)
 
 
 async def test_no_hand_message_is_edited_by_a_decision_that_does_not_change_it(

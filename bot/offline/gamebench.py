@@ -90,13 +90,7 @@ class _Prompts:
 
     def most_in(self, window: float) -> int:
         """The most group writes in any ``window`` seconds (of the real clock)."""
-        ts = sorted(self.group_writes)
-        most, j = 0, 0
-        for i, at in enumerate(ts):
-            while j < len(ts) and ts[j] < at + window:
-                j += 1
-            most = max(most, j - i)
-        return most
+        return most_in(self.group_writes, window)
 
 
 def _asks(markup: str) -> bool:
@@ -132,6 +126,17 @@ async def _person(
         seen, since = key, time.monotonic()
         presses.append((time.monotonic(), p.user.id))
         await p.step()
+
+
+def most_in(times: list[float], window: float) -> int:
+    """The most of ``times`` in any ``window`` seconds (a sliding window)."""
+    ts = sorted(times)
+    most, j = 0, 0
+    for i, at in enumerate(ts):
+        while j < len(ts) and ts[j] < at + window:
+            j += 1
+        most = max(most, j - i)
+    return most
 
 
 def _q(xs: list[float], q: float) -> float | None:
