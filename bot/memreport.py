@@ -4,13 +4,18 @@ the first owner that reaches it, in :data:`OWNERS` order. What every table share
 classes, functions, a language's catalog, the rules — is nobody's and never counted.
 
 A report is written as JSON to ``GOUJI_MEMREPORT`` when the process gets SIGUSR1 (never
-otherwise: walking the heap takes a moment)."""
+otherwise: walking the heap takes a moment). With ``GOUJI_TRACEMALLOC`` (a folder) the process
+traces its allocations from the moment this module is imported, and each report also writes a
+tracemalloc snapshot there (``1.snap``, ``2.snap``, …): what grew between two reports, by file
+and line (``python -m bot.memreport A.snap B.snap``)."""
 
 from __future__ import annotations
 
 import gc
 import json
+import os
 import sys
+import tracemalloc
 import types
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -86,5 +91,29 @@ def report(parts: Parts) -> dict[str, Any]:
     return {"tables": len(parts.tables.by_id), "bytes": out}
 
 
+_TRACE = os.environ.get("GOUJI_TRACEMALLOC", "")
+if _TRACE and not tracemalloc.is_tracing():
+    tracemalloc.start(int(os.environ.get("GOUJI_TRACEMALLOC_FRAMES", "1")))
+
+
 def write(parts: Parts, path: Path) -> None:
+    if _TRACE:
+        folder = Path(_TRACE)
+        folder.mkdir(parents=True, exist_ok=True)
+        n = len(list(folder.glob("*.snap"))) + 1
+        gc.collect()
+        tracemalloc.take_snapshot().dump(str(folder / f"{n}.snap"))
     path.write_text(json.dumps(report(parts)), encoding="utf-8")
+
+
+def growth(before: Path, after: Path, top: int = 40, key: str = "lineno") -> list[str]:
+    """What grew between two snapshots, the largest first (lines to print)."""
+    a = tracemalloc.Snapshot.load(str(before))
+    b = tracemalloc.Snapshot.load(str(after))
+    return [str(stat) for stat in b.compare_to(a, key)[:top]]
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    how = args.pop() if args and args[-1] in ("lineno", "filename", "traceback") else "lineno"
+    print(*growth(Path(args[0]), Path(args[1]), key=how), sep="\n")

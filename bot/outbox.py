@@ -43,7 +43,7 @@ class Media:
     edit: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Slot:
     """One message a table keeps in place: which table, which kind, whose (page or seat)."""
 
@@ -52,7 +52,7 @@ class Slot:
     index: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class Out:
     """One message for ``chat_id``. With ``slot`` it is the current content of that message
     (sent the first time, edited afterwards; a newer one replaces a pending older one);

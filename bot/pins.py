@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from telegram import Bot
@@ -203,7 +203,7 @@ def sight_outs(table: Any, pins: Pins, cheers: int, dealt: bool, page_before: in
     below = pins.cheered(table.id, chat, cheers) if cheers and not dealt else 0
     out = table.table_below(below >= CHEERS_BELOW)
     if not out.new and may is False and pins.due(table.id, chat):
-        out = Out(**{**out.__dict__, "new": True})
+        out = replace(out, new=True)
     if out.new or dealt:
         pins.sent_anew(table.id, chat)
     return [*outs, out]

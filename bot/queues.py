@@ -15,14 +15,16 @@ from .storyqueue import LATER
 
 log = logging.getLogger("gouji.queues")
 INFO_WAITING = 3  # command answers a chat's queue holds at once (a flood of /help drops the rest)
-QUEUED_KEPT = 4096  # stored messages' ids remembered as queued (a stored message queued once)
+QUEUED_KEPT = 256  # stored messages' ids remembered as queued (a stored message queued once)
 SWEEP_EVERY = 1024  # posts between two sweeps of the chats that went quiet
-QUIET_S = 60.0  # a chat with nothing waiting and no call for this long is forgotten
+QUIET_S = 60.0  # a chat's last call is remembered this long (its pace), then forgotten
 
 
-@dataclass
+@dataclass(slots=True)
 class ChatQueue:
-    """One chat's waiting messages and its worker."""
+    """One chat's waiting messages and its worker: it lives while something waits for the chat
+    or is on its way there; an emptied queue leaves memory with its worker (:meth:`Queues.done`),
+    only the time of its last call stays a while (the chat's pace)."""
 
     # when the last call to this chat went out: at first, when the sender started, as a process
     # that died a moment ago may have spent the chat's budget (a restart's notice waits a pace)
@@ -125,6 +127,10 @@ class Queues:
     def __init__(self) -> None:
         self.started = time.monotonic()
         self.chats: dict[int, ChatQueue] = {}
+        # the last call to each chat whose queue emptied (its pace goes on from there), kept
+        # :data:`QUIET_S`: a float a chat, not its queue, set and worker
+        self._last: dict[int, float] = {}
+        self._last_kept = 0  # how many were kept at the last pruning
         self._woken: dict[int, None] = {}  # chats with no worker and a message waiting
         self._moot: list[int] = []  # stored messages replaced before they were sent
         self._wake = asyncio.Event()
@@ -141,7 +147,8 @@ class Queues:
             self._posts += 1
             if self._posts % SWEEP_EVERY == 0:
                 self.sweep()
-            chat = self.chats[out.chat_id] = ChatQueue(self.started)
+            last = self._last.pop(out.chat_id, self.started)
+            chat = self.chats[out.chat_id] = ChatQueue(last)
         self.moot(chat.add(out))
         self.idle.clear()
         if chat.worker is None or chat.worker.done():
@@ -157,6 +164,17 @@ class Queues:
             idle = chat.worker is None or chat.worker.done()
             if idle and not chat.queue and now - chat.last > QUIET_S:
                 del self.chats[chat_id]
+        self._prune(now)
+
+    def _prune(self, now: float) -> None:
+        """The last calls older than :data:`QUIET_S` forgotten."""
+        self._last = {c: t for c, t in self._last.items() if now - t <= QUIET_S}
+        self._last_kept = len(self._last)
+
+    def last_call(self, chat_id: int) -> float | None:
+        """When the last call to the chat went out, as far as the queues remember."""
+        chat = self.chats.get(chat_id)
+        return chat.last if chat is not None else self._last.get(chat_id)
 
     def moot(self, outs: list[Out]) -> None:
         """Messages replaced by a newer content: never sent, out of the outbox."""
@@ -171,9 +189,17 @@ class Queues:
         self._woken, self._moot = {}, []
         return chats, moot
 
-    def done(self) -> None:
-        """A worker ends: idle once no chat has a message waiting or on its way (another
-        chat's worker may still be delivering the last message it took)."""
+    def done(self, chat_id: int | None = None) -> None:
+        """A worker ends (``chat_id``'s): its chat's queue, if empty, leaves memory with the
+        worker and its set of queued ids, its last call remembered (:data:`QUIET_S`). Idle once
+        no chat has a message waiting or on its way (another chat's worker may still be
+        delivering the last message it took)."""
+        chat = self.chats.get(chat_id) if chat_id is not None else None
+        if chat is not None and chat_id is not None and not chat.queue:
+            del self.chats[chat_id]
+            self._last[chat_id] = chat.last
+            if len(self._last) > 2 * self._last_kept + 64:
+                self._prune(time.monotonic())
         if not self.delivering and all(not c.queue for c in self.chats.values()):
             self.idle.set()
 

@@ -39,7 +39,7 @@ log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Shown:
     """What a slot's message shows now (to skip identical edits and unchanged pictures): a
     digest of its text and buttons, not the text itself, as the bot keeps one per message."""
@@ -154,7 +154,7 @@ class Sender:
                             self._pictures.pop(slot, None)
                     await self._send_queue(chat_id, chat, turn)
         finally:
-            self.queues.done()
+            self.queues.done(chat_id)
 
     async def _send_queue(self, chat_id: int, chat: ChatQueue, turn: Turn) -> None:
         while chat.queue:

@@ -34,6 +34,8 @@ from .setup import Setup, setup_view
 from .view import SeatView, idle_view
 from .vocab import Ask, Code, Phase
 
+_SYSTEM = random.SystemRandom()  # unseeded matches' deal seeds (shared: it keeps no state)
+
 
 @dataclass(frozen=True)
 class GameSummary:
@@ -53,9 +55,9 @@ class Match:
     def __init__(self, rules: Rules, seed: int | str | None = None) -> None:
         self.rules = rules
         self.seed = seed
-        self._seeds: random.Random = (
-            random.Random(seed) if seed is not None else random.SystemRandom()
-        )
+        # deal seeds drawn so far from ``seed``'s generator: the generator itself (2.5 KB) is
+        # made again when the next one is drawn, not kept by every table between its games
+        self._drawn = 0
         self.number = 0  # games dealt so far
         self.totals = [0, 0]  # match score of teams A and B
         self.history: list[GameSummary] = []
@@ -122,8 +124,17 @@ class Match:
         (tests, puzzles) gives the hands instead of shuffling; re-deals shuffle."""
         if not self.over:
             raise RuntimeError("the current game is not over")
-        seed = f"{self._seeds.getrandbits(128):032x}"
+        seed = self._next_seed()
         return self._deal(DealEntry(seed, tuple(tuple(h) for h in deal) if deal else None))
+
+    def _next_seed(self) -> str:
+        """The next game's deal seed: the next draw of ``seed``'s generator, or from the
+        operating system's CSPRNG (§5.1)."""
+        rng = random.Random(self.seed) if self.seed is not None else _SYSTEM
+        for _ in range(self._drawn if self.seed is not None else 0):
+            rng.getrandbits(128)
+        self._drawn += 1
+        return f"{rng.getrandbits(128):032x}"
 
     def _deal(self, entry: DealEntry) -> list[Event]:
         last = self.history[-1] if self.history else None
@@ -207,7 +218,7 @@ class Match:
                 if not self.over:
                     raise BadMatchRecord(f"action {k}: a deal while a game is running")
                 if self.seed is not None:
-                    drawn = f"{self._seeds.getrandbits(128):032x}"
+                    drawn = self._next_seed()
                     if drawn != entry.seed:
                         raise BadMatchRecord(f"action {k}: the deal's seed is not the match's")
                 step = self._deal(entry)

@@ -19,7 +19,7 @@ from bot.offline.pgcluster import PgCluster
 from bot.offline.simplayers import SimPlayer, button_data, lobby_message, play_until, press_lobby
 from bot.outbox import Out
 from bot.pacing import Pacing
-from bot.queues import QUIET_S, Queues
+from bot.queues import QUIET_S, ChatQueue, Queues
 from bot.table import Table
 from bot.timers import StoredTimers
 from engine.match import Match
@@ -70,6 +70,37 @@ def test_quiet_chats_forgotten() -> None:
     assert 5 not in queues.chats
 
 
+def test_an_emptied_queue_leaves_memory() -> None:
+    """A chat's queue, its set of queued ids and its worker go once its worker ends with nothing
+    waiting; only its last call stays (its pace), and that too once quiet for QUIET_S."""
+    queues = Queues()
+    for k in range(5):
+        queues.post(Out(7, f"m{k}", None, outbox_id=k))
+    chat = queues.chats[7]
+    assert len(chat.queue) == 5 and chat.queued == {0, 1, 2, 3, 4}
+    chat.queue.clear()  # delivered
+    chat.last = 123.0
+    queues.done(7)
+    assert 7 not in queues.chats and queues.last_call(7) == 123.0
+    queues.post(Out(7, "again", None))
+    assert queues.chats[7].last == 123.0  # its pace goes on from its last call
+    queues.chats[7].queue.clear()
+    queues.done(7)
+    queues.sweep(now=123.0 + QUIET_S + 1)
+    assert queues.last_call(7) is None and not queues.chats
+
+
+def test_a_queue_with_messages_stays() -> None:
+    queues = Queues()
+    queues.post(Out(8, "waiting", None))
+    queues.done(8)  # a worker that stopped with a message left (its lease moved)
+    assert len(queues.chats[8].queue) == 1
+
+
+def test_small_records_have_no_dict() -> None:
+    assert not hasattr(ChatQueue(0.0), "__dict__")
+
+
 def _has_lobby(w: World, group: SimGroup) -> bool:
     try:
         lobby_message(w.api, group)
@@ -95,6 +126,8 @@ async def test_idle_table_leaves_memory_and_plays_on(tmp_path: Path) -> None:
     async with world(tmp_path, pass_think_s=0.0) as w:
         tables = w.parts.tables
         table, players, group = await _midgame(w)
+        # everything delivered: no chat's queue, set or worker is left in memory
+        assert not w.parts.sender.queues.chats
         before = _shown(table)
         table.used -= 10_000  # untouched for hours
         assert await tables.sweep(idle_s=600) == 1
