@@ -83,7 +83,9 @@ def report(parts: Parts) -> dict[str, Any]:
     # themselves are never entered from there
     seen = {id(p) for p in (parts, *parts.tables.all(), *vars(parts).values())}
     seen.add(id(parts.tables.by_id))
-    modules = [m.__dict__ for m in list(sys.modules.values()) if isinstance(m, types.ModuleType)]
+    # plain modules only: a look into some others' ``__dict__`` makes them (cffi's ``lib``
+    # builds every symbol of its library: 170 KB the report itself would add to the process)
+    modules = [m.__dict__ for m in list(sys.modules.values()) if type(m) is types.ModuleType]
     deep_size([v for d in modules for v in d.values()], seen)
     seen -= {id(p) for p in (parts, *parts.tables.all(), *vars(parts).values())}
     seen.discard(id(parts.tables.by_id))

@@ -45,7 +45,7 @@ def next_preset(preset: str) -> str:
     return names[(names.index(preset) + 1) % len(names)]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChatSettings:
     """A chat's table settings (``/settings``): the rules and how the bot runs a game."""
 
@@ -99,7 +99,7 @@ class ChatSettings:
         return out
 
 
-@dataclass
+@dataclass(slots=True)
 class Seat:
     """Who sits in a seat: a player (``user`` set) or an AI (``user`` None)."""
 
@@ -140,7 +140,7 @@ class Seat:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class TableState:
     """A table's state besides the match: seats, settings, the messages the bot edits."""
 

@@ -53,7 +53,6 @@ class Game(Flow):
         self.hands: list[list[int]] = [list(h) for h in hands]
         self.status: list[Status] = [Status.ACTIVE] * 6
         self.revolutionary: int | None = revolted[0] if revolted else None
-        self.rev_announced = False
         for s in revolted:
             self.status[s] = Status.REVOLTED
         self.declared: tuple[int, ...] = tuple(declared)

@@ -188,6 +188,7 @@ class Setup:
         # on): a table in play does not keep them (a sixth of its memory)
         self.suited = []
         self.rng = _SPENT
+        self.received = []  # 吃了不吐 is checked only in the exchange
 
     # -- questions and actions ---------------------------------------------------------------
     def asked(self) -> tuple[int, Ask] | None:

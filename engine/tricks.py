@@ -73,7 +73,10 @@ class Flow:
     hands: list[list[int]]
     status: list[Status]
     revolutionary: int | None
-    rev_announced: bool
+    # set on the instance only once a revolutionary's rank is announced (rare): a game's
+    # attributes stay under CPython's 30 of a compact instance (a 30th makes every game carry
+    # a dict of its own, 1.3 KB more a table)
+    rev_announced: bool = False
     declared: tuple[int, ...]
     yaotou: tuple[int, ...]
     yaotou_stood: list[int]

@@ -110,7 +110,7 @@ class Transcript:
 
     def take_finished(self) -> list[str]:
         out = [line for line, _ in self._done[self._taken :]]
-        self._taken = len(self._done)
+        self._done, self._taken = [], 0  # taken: the bot keeps them (its log), not twice
         return out
 
     def current(self) -> str | None:
