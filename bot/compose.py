@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from telegram import Bot
 
+from engine.legal import limit_caches
+
 from . import storage as S
 from .absence import Absence
 from .budget import Budgets
@@ -76,6 +78,7 @@ def compose(
     if not isinstance(storage, S.SqlStorage):
         raise TypeError("the story's queries need SQL storage (SQLite or PostgreSQL)")
     deployment = deployment_for(storage, timers, process)
+    limit_caches(answers=1024, plays=2048)  # (docs/operations.md: memory a table)
     queues = Queues()  # where the parts post; the sender delivers from there
 
     def username() -> str:  # known once the bot has asked Telegram who it is

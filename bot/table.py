@@ -52,6 +52,7 @@ from .keyboards import (
     over_keyboard,
     waiting_keyboard,
 )
+from .locks import LeanLock
 from .model import Seat, TableState, TableStatus
 from .outbox import Out, Slot, SlotKind
 from .quiet import own_side_burn
@@ -75,7 +76,7 @@ class Table:
     match: Match | None = None
     transcript: Transcript | None = None
     selection: dict[int, Counts] = field(default_factory=dict)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: asyncio.Lock = field(default_factory=LeanLock)  # no waiters kept when none wait
     lobby_ver: int = 0  # grows with each lobby change (its buttons carry it)
     note: str = ""  # a one-off line for the table caption (a timeout, a player back)
     hinted: dict[int, str] = field(default_factory=dict)  # seat → the hint shown

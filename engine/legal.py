@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from . import plays as plays_module
 from .actions import Action
 from .cards import BIG, DECK_COUNTS, NRANKS, RANK_CHARS, SMALL, THREE, TWO, Counts
 from .plays import Play, Shape, as_play, play_of
@@ -174,6 +175,19 @@ def beating_plays(hand: Sequence[int], top: Play, kill_big_joker: bool = False) 
 
 _ANSWERS: dict[tuple[object, ...], tuple[Play, ...]] = {}
 _ANSWERS_LIMIT = 20_000  # a few MB; the table is only ever cleared
+
+
+def limit_caches(answers: int, plays: int) -> None:
+    """The process's shared tables of answers (:func:`answers`) and plays
+    (:func:`engine.plays.play_of`) kept to these sizes instead of 20,000 and 50,000 (some MB
+    each, once full): for a process that plays no rollouts, such as the bot's own (it only
+    checks and offers the asked seat's plays), where those tables would grow with every table
+    it serves until full. Results are the same; a miss costs microseconds."""
+    global _ANSWERS_LIMIT
+    _ANSWERS_LIMIT = answers
+    plays_module._INTERN_LIMIT = plays
+    if len(_ANSWERS) > answers:
+        _ANSWERS.clear()
 
 
 def answers(hand: Sequence[int], top: Play, kill_big_joker: bool = False) -> tuple[Play, ...]:
