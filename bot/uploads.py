@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Protocol
 
-FILE_IDS_KEPT = 4096  # pictures' file_ids kept in memory (hands repeat within a game)
+FILE_IDS_KEPT = 1024  # pictures' file_ids kept in memory (storage has them all: a miss reads it)
 
 
 class UploadStore(Protocol):
