@@ -11,7 +11,6 @@ events, until a seat must decide again or the game is over. What each seat may s
 from __future__ import annotations
 
 import copy
-from collections import deque
 from collections.abc import Sequence
 
 from .actions import Action, IllegalAction
@@ -75,7 +74,7 @@ class Game(Flow):
         self.top: Top | None = None
         self.passed: set[int] = set()
         self.yielded: int | None = None
-        self.queue: deque[tuple[int, Ask]] = deque()
+        self.queue: list[tuple[int, Ask]] = []
         self.ask: tuple[int, Ask] | None = None
         self.burning: int | None = None
         self.burn_victim: int | None = None
@@ -180,11 +179,11 @@ class Game(Flow):
             self._play(seat, ask, play, events)
         elif do == _YIELD:
             events.append(Event(_YIELDED, seat))
-            self.queue.popleft()
+            del self.queue[0]
             self.yielded = seat
             self.queue.append((seat, _LAST))  # §6.4: asked once more, last
         else:
-            self.queue.popleft()
+            del self.queue[0]
             if ask == _BURN:  # §7: declining a burn is not a pass
                 events.append(Event(_PASSED, seat, claim=True))
             else:
@@ -344,7 +343,7 @@ class Game(Flow):
         sim.men = list(self.men)
         sim.shao = list(self.shao)
         sim.passed = set(self.passed)
-        sim.queue = deque(self.queue)
+        sim.queue = self.queue.copy()
         sim.log = list(self.log) if keep_log else []
         top = sim.top
         if hands is not None and top is not None:

@@ -189,6 +189,7 @@ class Setup:
         self.suited = []
         self.rng = _SPENT
         self.received = []  # 吃了不吐 is checked only in the exchange
+        self.hands = self.game.hands  # (the deal phase's copy is not kept beside the game's)
 
     # -- questions and actions ---------------------------------------------------------------
     def asked(self) -> tuple[int, Ask] | None:

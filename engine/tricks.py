@@ -5,7 +5,6 @@ and the end of the game. :class:`engine.game.Game` builds on it and adds the che
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 from .actions import Action
@@ -93,7 +92,9 @@ class Flow:
     top: Top | None
     passed: set[int]
     yielded: int | None
-    queue: deque[tuple[int, Ask]]
+    # the seats still to ask about the top, in order: a list (a handful of seats; a deque
+    # would keep a 624-byte block for every game in memory)
+    queue: list[tuple[int, Ask]]
     ask: tuple[int, Ask] | None
     burning: int | None
     burn_victim: int | None
@@ -177,22 +178,22 @@ class Flow:
         status = self.status
         order = [s for s in _AFTER[owner] if status[s] is _ACTIVE]
         if self.four_way:  # §12: everyone, passes do not count
-            self.queue = deque([(s, _ANSWER) for s in order])
+            self.queue = [(s, _ANSWER) for s in order]
         elif not top.gouji or self.headless(owner):
             passed = self.passed
             opp = opposite(owner)
-            self.queue = deque(
-                [(s, _ANSWER) for s in order if s not in passed or s == opp]  # §6.2 对头 re-entry
-            )
+            self.queue = [
+                (s, _ANSWER) for s in order if s not in passed or s == opp
+            ]  # §6.2 对头 re-entry
         else:
             self.queue = self._gouji_queue(top, order)
         self.yielded = None
 
-    def _gouji_queue(self, top: Top, order: list[int]) -> deque[tuple[int, Ask]]:
+    def _gouji_queue(self, top: Top, order: list[int]) -> list[tuple[int, Ask]]:
         """§6.2 §7: the seats asked about a 够级 play (burn claims first), ``order`` being the
         active seats after its owner."""
         owner = top.seat
-        q: deque[tuple[int, Ask]] = deque()
+        q: list[tuple[int, Ask]] = []
         if self.rules.burn:
             # §7 burn claims: the owner's teammates, then the other opponents.
             mates = [s for s in order if team(s) == team(owner)]
@@ -224,7 +225,7 @@ class Flow:
                 if active and can_beat(hands[seat], play, kill):
                     self.ask = (seat, ask)
                     return
-                queue.popleft()
+                del queue[0]
                 if active and ask is not _BURN:
                     events.append(AUTO_PASSES[seat])
                     self.passed.add(seat)
