@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from . import plays as plays_module
 from .actions import Action
 from .cards import BIG, DECK_COUNTS, NRANKS, RANK_CHARS, SMALL, THREE, TWO, Counts
-from .plays import Play, Shape, as_play, play_of
+from .plays import Play, Shape, as_play, limit_interned, play_of
 from .vocab import Ask
 
 
@@ -185,7 +184,7 @@ def limit_caches(answers: int, plays: int) -> None:
     it serves until full. Results are the same; a miss costs microseconds."""
     global _ANSWERS_LIMIT
     _ANSWERS_LIMIT = answers
-    plays_module._INTERN_LIMIT = plays
+    limit_interned(plays)
     if len(_ANSWERS) > answers:
         _ANSWERS.clear()
 

@@ -152,6 +152,15 @@ def play_of(counts: Counts) -> Play:
     return p
 
 
+def limit_interned(most: int) -> None:
+    """At most ``most`` shared plays kept (engine.legal.limit_caches)."""
+    global _INTERN_LIMIT
+    _INTERN_LIMIT = most
+    if len(_INTERNED) > most:
+        _INTERNED.clear()
+        KNOWN_TEXTS.clear()
+
+
 def as_play(counts: Counts) -> Play | None:
     """§3: a non-empty set whose cards other than 2, S, B share one rank."""
     counts = tuple(counts)
