@@ -374,7 +374,7 @@ def confirm_label(sit: Situation, lang: str) -> str:
 
 
 # -- the keyboard -----------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Button:
     text: str
     data: str | None = None  # callback data

@@ -3,7 +3,9 @@ table's stored memory names its catalog instead of copying it; the sender forget
 
 from __future__ import annotations
 
+import gc
 import random
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -88,6 +90,27 @@ def test_an_emptied_queue_leaves_memory() -> None:
     queues.done(7)
     queues.sweep(now=123.0 + QUIET_S + 1)
     assert queues.last_call(7) is None and not queues.chats
+
+
+def test_delivered_messages_leave_little_behind() -> None:
+    """Hundreds of messages to hundreds of chats, delivered: what stays is the time of each
+    chat's last call (its pace), some 100 bytes a chat — not a queue, a set and a task."""
+    queues = Queues()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for k in range(800):
+            queues.post(Out(1000 + k % 400, f"消息{k}", None, outbox_id=k))
+        for chat_id in list(queues.chats):
+            queues.chats[chat_id].queue.clear()  # delivered
+            queues.done(chat_id)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert not queues.chats
+    assert grown / 400 < 200
 
 
 def test_a_queue_with_messages_stays() -> None:
