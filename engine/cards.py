@@ -89,12 +89,19 @@ def minus(hand: Sequence[int], part: Sequence[int]) -> Counts:
     return tuple(map(sub, hand, part))
 
 
-def shoe() -> list[tuple[int, str]]:
-    """The 216 cards of four decks as (rank, suit); jokers carry suit ``""`` (§1, §2)."""
+def _shoe() -> tuple[tuple[int, str], ...]:
     cards: list[tuple[int, str]] = []
     for _deck in range(4):
         for r in range(TWO + 1):
             cards.extend((r, s) for s in SUITS)
         cards.append((SMALL, ""))
         cards.append((BIG, ""))
-    return cards
+    return tuple(cards)
+
+
+_SHOE = _shoe()  # each card's (rank, suit) made once: a deal's hands share them (12 KB a deal)
+
+
+def shoe() -> list[tuple[int, str]]:
+    """The 216 cards of four decks as (rank, suit); jokers carry suit ``""`` (§1, §2)."""
+    return list(_SHOE)
