@@ -201,6 +201,9 @@ class StoredTimers(LoopTimers):
         self._dues: dict[str, float] = {}
         self._drops: set[str] = set()
         self._poke = asyncio.Event()
+        # each stored timer's wake-up (claimed when due): one a timer, let go when the timer is
+        # set anew or cancelled — not one for every time a timer was ever set until its old due
+        self._wakes: dict[str, asyncio.TimerHandle] = {}
         self._claiming: asyncio.Task[None] | None = None
         self._flusher: asyncio.Task[None] | None = None
         self.fired = 0  # stored timers this process ran
@@ -243,15 +246,28 @@ class StoredTimers(LoopTimers):
         rows = [(n, j.table_id, str(j.kind), j.args(), dues[n]) for n, j in puts.items()]
         try:
             await store(rows, sorted(drops))
+            for n in drops:
+                self._unwake(n)
             loop = asyncio.get_running_loop()
-            for due in dues.values():  # claimed when due, now that they are stored
-                loop.call_later(max(0.0, due - time.time()) + 0.002, self._poke.set)
+            for n, due in dues.items():  # claimed when due, now that they are stored
+                self._unwake(n)
+                delay = max(0.0, due - time.time()) + 0.002
+                self._wakes[n] = loop.call_later(delay, self._woken, n)
         except BaseException:
             for n, j in puts.items():  # kept for the next flush, unless changed meanwhile
                 if n not in self._puts and n not in self._drops:
                     self._puts[n], self._dues[n] = j, dues[n]
             self._drops |= {n for n in drops if n not in self._puts}
             raise
+
+    def _unwake(self, name: str) -> None:
+        handle = self._wakes.pop(name, None)
+        if handle is not None:
+            handle.cancel()
+
+    def _woken(self, name: str) -> None:
+        self._wakes.pop(name, None)
+        self._poke.set()
 
     def start(self) -> None:
         self._claiming = asyncio.get_running_loop().create_task(self._claim(), name="timers")
@@ -317,6 +333,9 @@ class StoredTimers(LoopTimers):
 
     async def close(self, timeout: float = 10.0) -> None:
         self._closed = True
+        for handle in self._wakes.values():
+            handle.cancel()
+        self._wakes.clear()
         if self._flusher is not None:
             self._flusher.cancel()
         if self._claiming is not None:

@@ -135,6 +135,21 @@ async def test_stored_timers_run_their_job_in_one_process(two: tuple[PgCoord, Pg
     assert sorted(i for _, i in ran) == list(range(10))
 
 
+async def test_a_timer_set_again_keeps_one_wake_up(two: tuple[PgCoord, PgCoord]) -> None:
+    """A turn's timer set anew at every action: one wake-up for it, not one for every time it
+    was set, each kept until its old due (memory a table on PostgreSQL)."""
+    a, _ = two
+    timers = StoredTimers(a)
+    for k in range(20):
+        timers.schedule("step:1", 3600.0 + k, Job(TimerKind.STEP, 1))
+        await timers.flush()
+    assert len(timers._wakes) == 1
+    timers.cancel("step:1")
+    await timers.flush()
+    assert not timers._wakes
+    await timers.close()
+
+
 async def test_a_chat_is_delivered_by_one_process_at_a_time(
     two: tuple[PgCoord, PgCoord],
 ) -> None:
