@@ -15,10 +15,13 @@ Where the time goes (docs/review.md):
 - **Common random deals**: the rollouts of all actions of a decision share their seeds, so a
   cost is a mean of paired differences (the luck of the rest of the game cancels out).
 - **A short screen**: a few rollouts per action (:class:`Effort`); then only the best
-  alternative is kept.
-- **Sequential**: the decisions that may still enter or leave a team's :data:`SHOWN`
-  costliest (their confidence intervals overlap the cut, :data:`Z` standard errors) get
-  twice the rollouts, again and again, until the ranking is settled or a cap is reached.
+  alternatives are kept.
+- **Sequential**: the decisions whose line may still change (:func:`_doubtful`) get twice
+  the rollouts, again and again, until each team's lines are settled or a cap is reached.
+
+What is shown (:func:`_lines`): per team the settled lines — among its :data:`SHOWN`
+costliest, clearly a point or more and clearly apart from every decision not shown — and a
+near tie for the places left, shown as a tie (``TurningPoint.tied``), never as a firm pick.
 
 The seeds derive from a hash of the record and the decision, never from a clock or the
 caller's generator: the same record gives the same review, whatever the seed (``salt``

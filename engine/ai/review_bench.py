@@ -8,7 +8,10 @@ effort, other rollouts and a 60 s cap). ``--stability`` reviews each game again 
 seed, ``--resample`` with other rollouts (``salt``), and counts the games whose picks stay.
 
 The last line printed is JSON: ``cpu_s_median`` (CPU seconds a game), ``agreement`` (the
-share of places that agree with the reference), and the rest of the figures.
+share of places where the costliest decisions agree with the reference's), ``agreement_shown``
+(the same places, as the message shows them: a near tie agrees when it names the reference's
+pick), ``lines_shown`` and, with ``--resample``, ``resample_stable`` (the share of the lines
+shown that reappear with other rollouts), and the rest of the figures (docs/review.md).
 """
 
 from __future__ import annotations
@@ -194,7 +197,7 @@ def run(
         if (stored["seed"], stored["preset"]) == (seed, preset):
             refs = {int(row["game"]): row for row in stored["reviews"]}
     times: list[float] = []
-    agree = places = full = agree_shown = 0
+    agree = places = full = agree_shown = settled_ref = settled_seen = 0
     same = same_resampled = kept = 0
     shown = again = named = named_again = firm = firm_again = ties = 0
     unsettled = 0
@@ -211,6 +214,9 @@ def run(
             n = agreeing(picks(r), ref["picks"])
             agree, places, full = agree + n, places + 2 * PICKS, full + (n >= 3)
             agree_shown += agreeing_shown(lines(r), ref["picks"])
+            for (settled, _), theirs in zip(lines(r), ref["picks"], strict=True):
+                settled_seen += len(settled)
+                settled_ref += len(set(settled) & set(theirs))
             extra += f", reference {ref['picks']}: {n} of {2 * PICKS}"
         if stability:
             other = review_game(text, budget_s, random.Random(f"other:{i}"), effort=effort)
@@ -266,6 +272,8 @@ def run(
     figures["cpu_s_median"] = round(statistics.median(times), 2)
     figures["agreement"] = round(agree / places, 3) if places else None
     figures["agreement_shown"] = round(agree_shown / places, 3) if places else None
+    # the settled lines (of games with a reference) that the reference picks too
+    figures["settled_in_reference"] = round(settled_ref / settled_seen, 3) if settled_seen else None
     print(json.dumps(figures))
     return 0
 
