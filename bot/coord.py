@@ -191,6 +191,17 @@ class PgCoord:
         rows = await self._rows("SELECT writer FROM game_tables WHERE table_id = ?", table_id)
         return rows[0][0] if rows else None
 
+    async def served_elsewhere(self, table_id: int) -> bool:
+        """Whether another process, alive, stored the table's last change (it serves it)."""
+        rows = await self._rows(
+            "SELECT 1 FROM game_tables t JOIN procs p ON p.proc_id = t.writer"
+            " WHERE t.table_id = ? AND t.writer <> ? AND p.beat_at > ?",
+            table_id,
+            self.proc_id,
+            time.time() - DEAD_S,
+        )
+        return bool(rows)
+
     async def changed_since(self, since: float) -> list[tuple[int, int]]:
         """Open tables saved since ``since`` (epoch s): (table id, rev)."""
         rows = await self._rows(

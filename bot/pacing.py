@@ -71,10 +71,18 @@ class Pacing:
 
 
 def asks(out: Out) -> bool:
-    """Whether ``out`` asks a player to act: their hand message sent anew in their private
-    chat (the question; the deal's hands too)."""
+    """Whether ``out`` asks a player to act: their hand message in their private chat sent
+    anew (the question; the deal's hands too), or edited while it asks (its buttons at the
+    match's version: the player's taps shown — a player waiting for one is stuck, while a
+    waiting hand's keyboard is only 托管, at any version: bot.handkeys.ANY_VERSION)."""
     slot = out.slot
-    return out.chat_id > 0 and out.new and slot is not None and slot.kind == SlotKind.HAND
+    if out.chat_id < 0 or slot is None or slot.kind != SlotKind.HAND:
+        return False
+    return out.new or any(
+        b.data is not None and b.data.split(".", 2)[1:2] != ["0"]
+        for row in out.keyboard or ()
+        for b in row
+    )
 
 
 # The order of turns in a saturated budget of calls (:meth:`Pace.turn`): a chat with a question

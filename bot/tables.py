@@ -151,6 +151,11 @@ class Tables:
         async with table.lock, self.deployment.hold(self, table):
             table.used = time.monotonic()
             yield table
+        # several processes: a table another process serves leaves memory after the change it
+        # was loaded for (unless another task here waits for it)
+        waited = getattr(table.lock, "_waiters", None)
+        if self.deployment.leaves(table) and not waited and self.by_id.get(table.id) is table:
+            self.drop(table)
 
     async def of_user(self, user_id: int) -> list[Table]:
         """The open tables where ``user_id`` is seated (or whose seat was theirs): in memory,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from pathlib import Path
 
 import asyncpg
@@ -53,3 +54,41 @@ async def test_a_press_on_a_table_another_process_holds_is_answered_at_once(
         await w.settle()
         assert table.st.seats[1] is not None  # then it takes its seat
         assert len(you.answers()) == 1  # answered once
+
+
+async def test_a_table_another_process_serves_leaves_memory_after_the_press(
+    tmp_path: Path, pg_cluster: PgCluster
+) -> None:
+    """Issue 35: a process holds only the tables it serves. A press on a table another live
+    process serves (it stored the table's last change) is served here — the table loaded,
+    changed, stored — and the table then leaves this process's memory."""
+    db = await pg_cluster.create_database()
+    async with world(tmp_path, seed=3, db=db) as w:
+        rt = runtime(w.app)
+        tables = rt.parts.tables
+        group = w.api.group(-1004, "两个进程")
+        me, you = people(w, 2)
+        await open_and_seat(w, group, [me])
+        group.join_quietly(you)
+        await you.send("/start")
+        await w.settle()
+        table = tables.at(group.id, None)
+        assert table is not None
+        other = await asyncpg.connect(db)  # another process, alive, served the table last
+        try:
+            await other.execute(
+                "INSERT INTO procs (proc_id, beat_at) VALUES ('other', $1)", time.time() + 600
+            )
+            await other.execute(
+                "UPDATE game_tables SET writer = 'other' WHERE table_id = $1", table.id
+            )
+        finally:
+            await other.close()
+        tables.drop(table)  # (never loaded here)
+        data = button_data(lobby_message(w.api, group), LobbyOp.SIT, 1)
+        assert data is not None
+        await you.press(lobby_message(w.api, group), data=data)
+        await w.settle()
+        assert tables.get(table.id) is None  # served, then left to the process serving it
+        found = await tables.find(table.id)  # as stored: the press took effect
+        assert found is not None and found.st.seats[1] is not None

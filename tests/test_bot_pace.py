@@ -12,9 +12,11 @@ from typing import Any
 from telegram import Chat, Message
 from telegram.error import ChatMigrated, TimedOut
 
+from bot.buttons import HandOp
 from bot.deployment import Single
+from bot.handkeys import auto_row, hand_button
 from bot.outbox import Out, Slot, SlotKind
-from bot.pacing import GROUP, QUESTION, Pace, Pacing
+from bot.pacing import GROUP, QUESTION, Pace, Pacing, asks
 from bot.queues import Queues
 from bot.sender import Sender
 from bot.uploads import Uploads
@@ -254,3 +256,15 @@ async def test_under_a_saturated_budget_a_question_goes_before_the_tables_edits(
     assert len(chats) == 31
     assert chats.index(7) <= 5, chats  # not behind the twenty-odd edits still waiting
     await sender.close()
+
+
+def test_a_question_is_a_hand_sent_anew_or_edited_while_it_asks() -> None:
+    """What goes first (issue 35): the question, and the asked player's taps shown on it (a
+    player waiting to see a tap is stuck); not a waiting hand's edits, nor a group's."""
+    hand = Slot(1, SlotKind.HAND, 0)
+    waiting = [auto_row(1, False, False, "zh")]
+    asking = [[hand_button("出牌", 1, 7, HandOp.PLAY)], *waiting]
+    assert asks(Out(5, "轮到你", None, slot=hand, new=True))
+    assert asks(Out(5, "已选 3", asking, slot=hand))
+    assert not asks(Out(5, "等待", waiting, slot=hand))
+    assert not asks(Out(-5, "桌", asking, slot=Slot(1, SlotKind.TABLE)))

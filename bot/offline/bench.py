@@ -4,7 +4,8 @@ N tables of simulated players at once against the local Bot API server. The bot 
 measured apart from the simulated world. ``--db``: the bot's storage — a SQLite file (the
 default), a throwaway PostgreSQL server with its default (durable) settings, or the PostgreSQL
 database at a URL. ``--procs P``: P bot processes on that database (PostgreSQL only) in webhook
-mode behind a round-robin forwarder (:class:`~bot.offline.cluster.BotCluster`); one process
+mode behind a forwarder that gives each table's updates to one of them
+(:class:`~bot.offline.cluster.BotCluster`, ``by_table``); one process
 polls, as it always did, unless ``--webhook`` puts it behind the forwarder too.
 Figures printed, the last line JSON (``storage``, ``procs``, ``tables``, ``actions``,
 ``update_to_first_call_ms_median`` / ``_p99``, ``answer_ms_median`` / ``_p99`` (a press to its
@@ -232,7 +233,9 @@ def _bots(api: LocalBotApi, url: str, seed: int, tmp: str, setup: Setup) -> BotP
     knobs = {**KNOBS, "GOUJI_SEED": str(seed)}
     if setup.procs == 1 and not setup.webhook:
         return BotProcess(api, url, knobs, log=Path(tmp) / "bench.log")
-    return BotCluster(api, url, knobs, setup.procs, Path(tmp))
+    # each table's updates to one process, as a load balancer routing by chat would: each
+    # process holds only the tables it serves
+    return BotCluster(api, url, knobs, setup.procs, Path(tmp), by_table=True)
 
 
 async def _run(
