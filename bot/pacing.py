@@ -29,6 +29,7 @@ LOG_BEATS = 3  # the log page: edited once in so many beats at most
 # the other processes' questions wait behind)
 AHEAD_S = 0.5
 SLACK_S = 0.001  # a timer may wake this much early: the turn is granted then
+STALE_S = 1.0  # several processes: a turn taken and unused this long is let go
 log = logging.getLogger("gouji.pacing")
 
 
@@ -210,11 +211,12 @@ class SharedPace(Pace):
         self.coord = coord
         self._slots: deque[float] = deque()  # turns taken in the budget (epoch s), not granted
         self._taking: asyncio.Task[None] | None = None
+        self._ahead = max(burst + 1, round(AHEAD_S * per_s))  # turns taken at most
 
     def _take(self) -> bool:
         now = time.time()
         slots = self._slots
-        while slots and slots[0] < now - max(self.burst, 1) * self.interval:
+        while slots and slots[0] < now - STALE_S:
             slots.popleft()  # long unused (a turn given up): not spent late in a bunch
         if slots and slots[0] - now - self.burst * self.interval <= SLACK_S:
             slots.popleft()
@@ -228,16 +230,18 @@ class SharedPace(Pace):
         return self._slots[0] - self.burst * self.interval - time.time()
 
     def _more(self) -> None:
-        """More turns taken in the budget if more are wanted than taken."""
-        if self._taking is None and self._waiting > len(self._slots):
+        """More turns taken in the budget when more are wanted than taken, and those taken
+        run low (half of :data:`AHEAD_S`'s: a statement for several turns, never one a call)."""
+        slots = len(self._slots)
+        if self._taking is None and self._waiting > slots and slots <= self._ahead // 2:
             self._taking = asyncio.get_running_loop().create_task(self._taking_slots())
 
     async def _taking_slots(self) -> None:
-        """The turns wanted (at most :data:`AHEAD_S` of them), in one statement; then granted
-        as they come due. The database away a moment: taken again soon (the calls wait)."""
-        ahead = max(self.burst + 1, round(AHEAD_S / self.interval))
+        """The turns wanted (at most :data:`AHEAD_S`'s), in one statement; then granted as
+        they come due. The database away a moment: taken again soon (the calls wait)."""
+        taken = False
         try:
-            while (want := min(self._waiting, ahead) - len(self._slots)) > 0:
+            while (want := min(self._waiting, self._ahead) - len(self._slots)) > 0:
                 try:
                     first = await self.coord.pace(self.interval, want)
                 except Exception as e:
@@ -245,10 +249,14 @@ class SharedPace(Pace):
                     await asyncio.sleep(0.5)
                     continue
                 self._slots.extend(first + i * self.interval for i in range(want))
+                taken = True
                 break
         finally:
             self._taking = None
-        self._kick()
+        if taken:
+            self._kick()
+        else:
+            self._arm()
 
 
 class Beat:
