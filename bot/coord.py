@@ -38,7 +38,7 @@ from typing import Any
 
 import asyncpg
 
-from .pg_storage import LAZY_COMMIT, PostgresStorage, _PgTx
+from .pg_storage import LAZY_COMMIT, PostgresStorage, _PgTx, as_it_is
 
 log = logging.getLogger("gouji.coord")
 BEAT_S = 1.0  # a process's heartbeat
@@ -99,7 +99,7 @@ class PgCoord:
             self.storage.url, min_size=1, max_size=self.lock_pool_size
         )
         self._deliveries = await asyncpg.create_pool(
-            self.storage.url, min_size=1, max_size=self.delivery_pool_size
+            self.storage.url, min_size=1, max_size=self.delivery_pool_size, reset=as_it_is
         )
         await self.beat()
         self._beat = asyncio.get_running_loop().create_task(self._beating(), name="beat")
@@ -394,14 +394,17 @@ class PgCoord:
         ``lazy``: its commit not awaited on disk (bookkeeping a crash of the database may
         lose)."""
         assert self._deliveries is not None, "not started"
-        async with self._deliveries.acquire() as conn, conn.transaction():
+        async with self._deliveries.acquire() as conn:
             tx = _PgTx(conn)
-            if lazy:
+            if not lazy:  # one statement: its own transaction (no BEGIN, COMMIT round trips)
+                return await tx.fetch(sql, args)
+            async with conn.transaction():
                 await tx.execute(LAZY_COMMIT)
-            return await tx.fetch(sql, args)
+                return await tx.fetch(sql, args)
 
     async def _exec(self, sql: str, *args: Any) -> None:
-        async with self.storage._unit() as tx:
+        """One statement: its own transaction (no BEGIN, COMMIT round trips)."""
+        async with self.storage._unit(write=False) as tx:
             await tx.execute(sql, args)
 
 

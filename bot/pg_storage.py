@@ -31,6 +31,14 @@ LAZY_COMMIT = (
 MIGRATION_LOCK = 0x676F756A69  # pg_advisory_xact_lock key while migrating ("gouji")
 
 
+async def as_it_is(conn: Conn) -> None:
+    """A pooled connection given back as it is (asyncpg's default reset runs a statement at
+    each release: a round trip a unit of work). Nothing outlives a unit on these pools: a
+    setting is the transaction's own (SET LOCAL), no advisory lock, LISTEN or cursor is held
+    on them (a transaction left open is rolled back by asyncpg all the same)."""
+    return None
+
+
 def is_postgres_url(db: str) -> bool:
     return db.startswith(URL_SCHEMES)
 
@@ -108,7 +116,9 @@ class PostgresStorage(SqlStorage):
     async def open(self) -> None:
         if self._pool is not None:
             return
-        pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size)
+        pool = await asyncpg.create_pool(
+            self.url, min_size=1, max_size=self.pool_size, reset=as_it_is
+        )
         try:
             async with pool.acquire() as conn:
                 await self._migrate(conn)
