@@ -37,6 +37,7 @@ from .workers import Workers
 
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+RETRY_S = 0.5  # a chat's delivery interrupted (its lease, its outbox unreadable): tried again
 
 
 @dataclass
@@ -150,12 +151,18 @@ class Sender:
     async def _run(self, chat_id: int, chat: ChatQueue) -> None:
         try:
             while chat.queue:
-                async with self.deployment.delivering(chat_id, chat, self._forget) as turn:
-                    if turn.fresh:  # another process may have changed what the chat shows
-                        for slot in [k for k, c in self._slot_chat.items() if c == chat_id]:
-                            self._shown.pop(slot, None)
-                            self._pictures.pop(slot, None)
-                    await self._send_queue(chat_id, chat, turn)
+                try:
+                    async with self.deployment.delivering(chat_id, chat, self._forget) as turn:
+                        if turn.fresh:  # another process may have changed what the chat shows
+                            for slot in [k for k, c in self._slot_chat.items() if c == chat_id]:
+                                self._shown.pop(slot, None)
+                                self._pictures.pop(slot, None)
+                        await self._send_queue(chat_id, chat, turn)
+                except Exception as e:  # the database away a moment (several processes)
+                    # the chat's worker goes on: ended here, what waits in its queue would
+                    # wait until the chat's next message (a question never sent)
+                    log.warning("delivery to chat %d interrupted (%r): tried again", chat_id, e)
+                    await asyncio.sleep(RETRY_S)
         finally:
             self.queues.done()
 

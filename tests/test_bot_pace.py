@@ -268,3 +268,25 @@ def test_a_question_is_a_hand_sent_anew_or_edited_while_it_asks() -> None:
     assert asks(Out(5, "已选 3", asking, slot=hand))
     assert not asks(Out(5, "等待", waiting, slot=hand))
     assert not asks(Out(-5, "桌", asking, slot=Slot(1, SlotKind.TABLE)))
+
+
+async def test_a_delivery_interrupted_by_the_database_is_tried_again() -> None:
+    """A chat's delivery that fails before its first call (several processes: its lease or
+    outbox unreadable a moment) is tried again: the question waiting is sent, not left in the
+    queue until the chat's next message."""
+    bot = FakeBot()
+    sender = sender_of(bot)
+    failing = [True]
+    delivering = sender.deployment.delivering
+
+    def flaky(chat_id: int, chat: Any, forget: Any) -> Any:
+        if failing:
+            failing.clear()
+            raise ConnectionError("the database is away")
+        return delivering(chat_id, chat, forget)
+
+    sender.deployment.delivering = flaky  # type: ignore[method-assign]
+    sender.post(Out(7, "轮到你出牌", slot=Slot(1, SlotKind.HAND, 0), new=True))
+    await sender.drain(timeout=5.0)
+    assert bot.calls == [("send", 7, "轮到你出牌")]
+    await sender.close()
