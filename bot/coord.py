@@ -47,6 +47,12 @@ LEASE_WAIT_S = 0.5  # at most this long between two tries for a held lease (a mi
 DEAD_S = 4.0  # silent this long: dead, its work taken over
 
 
+async def _unlocked(conn: Any) -> None:
+    """A table lock's connection given back: its lock let go in the same round trip (a
+    connection whose statement failed or was cancelled is closed by asyncpg: its locks go)."""
+    await conn.execute("SELECT pg_advisory_unlock_all()")
+
+
 @dataclass
 class Lease:
     """A chat's delivery, held by this process: when the chat's last call went out (epoch s)
@@ -96,7 +102,7 @@ class PgCoord:
     async def start(self) -> None:
         self.storage.owner = self.proc_id
         self._locks = await asyncpg.create_pool(
-            self.storage.url, min_size=1, max_size=self.lock_pool_size
+            self.storage.url, min_size=1, max_size=self.lock_pool_size, reset=_unlocked
         )
         self._deliveries = await asyncpg.create_pool(
             self.storage.url, min_size=1, max_size=self.delivery_pool_size, reset=as_it_is
@@ -161,15 +167,12 @@ class PgCoord:
         """The table's lock across processes, held until the block ends; yields the table's
         stored rev and whether it is settled (None: no such table)."""
         assert self._locks is not None, "not started"
-        async with self._locks.acquire() as conn:
+        async with self._locks.acquire() as conn:  # (given back: the lock let go, _unlocked)
             await conn.execute("SELECT pg_advisory_lock($1)", table_id)
-            try:
-                row = await conn.fetchrow(
-                    "SELECT rev, settled FROM game_tables WHERE table_id = $1", table_id
-                )
-                yield None if row is None else (int(row[0]), bool(row[1]))
-            finally:
-                await conn.execute("SELECT pg_advisory_unlock($1)", table_id)
+            row = await conn.fetchrow(
+                "SELECT rev, settled FROM game_tables WHERE table_id = $1", table_id
+            )
+            yield None if row is None else (int(row[0]), bool(row[1]))
 
     async def orphans(self) -> list[int]:
         """Tables a dead process left unsettled (it stored a change, then died before storing
