@@ -378,7 +378,9 @@ class Tables:
         log.info("chat %d migrated to %d", old, new)
 
     async def bot_removed(self, chat_id: int) -> None:
-        """The bot was removed from a group: its tables there end (abandoned, kept stored)."""
+        """The bot was removed from a group: its tables there end (abandoned, kept stored) —
+        several processes: its open table another process serves too (found in storage)."""
+        await self.find_at(chat_id, None)
         for (chat, thread), tid in list(self.where.items()):
             if chat != chat_id:
                 continue

@@ -338,6 +338,7 @@ async def _run(
         "updates_per_process": sorted(spread),  # as the forwarder handed them out
         "error_lines": error_lines[:5],  # the bot's log never holds a hand or the token
         "warnings": _warnings(log),
+        "flood_waits": _flood_waits(log),  # 429s, by the kind of chat they met
         "log_kept": kept,  # the bot's log, kept when a table stalled
     }
 
@@ -367,6 +368,13 @@ def _warnings(log: str, most: int = 6) -> dict[str, int]:
         if " WARNING " in line
     )
     return dict(kinds.most_common(most))
+
+
+def _flood_waits(log: str) -> dict[str, int]:
+    """The bot's flood waits (429) by the kind of chat that met them: a group's over its 20
+    writes a minute, a private chat's over one a second, either over the 30 a second in all."""
+    chats = [int(m.group(1)) for m in re.finditer(r"flood wait of \S+ s in chat (-?\d+)", log)]
+    return {"group": sum(c < 0 for c in chats), "private": sum(c > 0 for c in chats)}
 
 
 def _ms(seconds: list[float], q: float) -> float | None:
