@@ -152,8 +152,9 @@ class Pace:
 
     def _head(self) -> asyncio.Future[None] | None:
         """The turn to grant next (turns granted or given up meanwhile dropped)."""
-        levels = self._asked if (self._granted + 1) % SHARE else reversed(self._asked)
-        for turns in levels:
+        share = (self._granted + 1) % SHARE == 0  # the groups' share: theirs first
+        asked = self._asked
+        for turns in (asked[GROUP], *asked) if share else asked:
             while turns and turns[0].done():
                 turns.popleft()
             if turns:

@@ -16,7 +16,7 @@ from bot.buttons import HandOp
 from bot.deployment import Single
 from bot.handkeys import auto_row, hand_button
 from bot.outbox import Out, Slot, SlotKind
-from bot.pacing import GROUP, QUESTION, Pace, Pacing, asks
+from bot.pacing import GROUP, PRIVATE, QUESTION, Pace, Pacing, asks
 from bot.queues import Queues
 from bot.sender import Sender
 from bot.uploads import Uploads
@@ -290,3 +290,12 @@ async def test_a_delivery_interrupted_by_the_database_is_tried_again() -> None:
     await sender.drain(timeout=5.0)
     assert bot.calls == [("send", 7, "轮到你出牌")]
     await sender.close()
+
+
+async def test_the_groups_keep_a_share_of_a_saturated_budget() -> None:
+    """Players' messages first, but a group's table is late, never stopped: every fourth turn
+    goes to a group while groups wait."""
+    pace = Pace(per_s=200.0, burst=1)
+    asked = [(f"dm {k}", PRIVATE) for k in range(12)] + [(f"group {k}", GROUP) for k in range(3)]
+    got = [n for n, _ in await _granted(pace, asked)]
+    assert [i for i, n in enumerate(got) if n.startswith("group")] == [4, 8, 12], got
