@@ -35,9 +35,11 @@ class Calls:
         self,
         on_refused: Callable[[int], Awaitable[None]],
         pace: Callable[[int], Awaitable[None]] | None = None,
+        window: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.on_refused = on_refused
         self.pace = pace
+        self.window = window  # just before each call goes out (bot.pacing.Window)
         self.moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
         self.calls = 0
         self.errors = 0
@@ -54,6 +56,8 @@ class Calls:
         while attempt < MAX_TRIES:
             if (attempt or waited) and self.pace is not None:
                 await self.pace(chat_id)
+            if self.window is not None:
+                await self.window()
             try:
                 self.calls += 1
                 result = await make()

@@ -199,6 +199,28 @@ class Pace:
             self._timer = asyncio.get_running_loop().call_later(max(0.0, due), self._grant)
 
 
+class Window:
+    """At most ``most`` calls in any second, each waiting for its place just before it goes
+    out: the last guard of Telegram's overall limit, whatever delayed calls after their turns
+    (a picture drawn slowly under load goes out later than its turn, among later turns')."""
+
+    def __init__(self, most: int, span: float = 1.0) -> None:
+        self.most = most
+        self.span = span
+        self._times: deque[float] = deque()
+
+    async def enter(self) -> None:
+        times = self._times
+        while True:
+            now = time.monotonic()
+            while times and now - times[0] >= self.span:
+                times.popleft()
+            if len(times) < self.most:
+                times.append(now)
+                return
+            await asyncio.sleep(times[0] + self.span - now)
+
+
 class SharedPace(Pace):
     """:class:`Pace` over all processes of the bot (bot.coord): their calls together stay
     within the bot's budget. Turns are taken for the turns wanted, a few at a time in one

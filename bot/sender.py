@@ -29,7 +29,7 @@ from .calls import Calls
 from .deployment import Deployment, Turn
 from .media import markup, send_media
 from .outbox import Out, OutboxStore, Slot, SlotStore
-from .pacing import Pacing, asks, level
+from .pacing import Pacing, Window, asks, level
 from .pins import Pins, deliver_act
 from .queues import ChatQueue, Queues
 from .uploads import Uploads
@@ -89,7 +89,13 @@ class Sender:
         self.pins = pins or Pins(bot)  # pin rights, asked with the bot (acts: bot.pins)
         self.pace = deployment.pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats
         # each Bot API call, with its retries (each in the budget of calls too)
-        self.api = Calls(on_refused, lambda chat_id: self.pace.turn(level(chat_id)))
+        per_s = self.pacing.overall_per_s
+        window = Window(int(per_s) + self.pacing.burst) if per_s > 0 else None
+        self.api = Calls(
+            on_refused,
+            lambda chat_id: self.pace.turn(level(chat_id)),
+            window.enter if window is not None else None,
+        )
         self._call = self.api.call
         self._pictures: dict[Slot, str] = {}  # slot → the digest of the picture it shows
         self._shown: dict[Slot, _Shown] = {}

@@ -16,7 +16,7 @@ from bot.buttons import HandOp
 from bot.deployment import Single
 from bot.handkeys import auto_row, hand_button
 from bot.outbox import Out, Slot, SlotKind
-from bot.pacing import GROUP, PRIVATE, QUESTION, Pace, Pacing, asks
+from bot.pacing import GROUP, PRIVATE, QUESTION, Pace, Pacing, Window, asks
 from bot.queues import Queues
 from bot.sender import Sender
 from bot.uploads import Uploads
@@ -299,3 +299,19 @@ async def test_the_groups_keep_a_share_of_a_saturated_budget() -> None:
     asked = [(f"dm {k}", PRIVATE) for k in range(12)] + [(f"group {k}", GROUP) for k in range(3)]
     got = [n for n, _ in await _granted(pace, asked)]
     assert [i for i, n in enumerate(got) if n.startswith("group")] == [4, 8, 12], got
+
+
+async def test_no_more_calls_in_any_second_than_the_window_allows() -> None:
+    """The last guard of Telegram's overall limit (issue 35, 0 × 429): calls delayed after
+    their turns (a picture drawn slowly) never make more than the window's number in a
+    second, however they bunch."""
+    loop = asyncio.get_running_loop()
+    window = Window(3, span=0.1)
+    at: list[float] = []
+
+    async def call() -> None:
+        await window.enter()
+        at.append(loop.time())
+
+    await asyncio.gather(*(call() for _ in range(7)))
+    assert all(b - a >= 0.099 for a, b in zip(at, at[3:], strict=False)), at
