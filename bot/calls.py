@@ -26,10 +26,20 @@ MAX_FLOOD_WAIT_S = 600.0
 
 class Calls:
     """Bot API calls with retries; counts them (``calls``) and those given up (``errors``). A
-    chat answering 403 goes to ``on_refused``; a chat that moved is kept in ``moved``."""
+    chat answering 403 goes to ``on_refused``; a chat that moved is kept in ``moved``. A call
+    tried again takes a turn of its own in the budget of calls first (``pace``: the call's
+    first turn was the sender's; a retry outside the budget would overrun it, and a 429 from
+    Telegram's overall limit hits another chat's call)."""
 
-    def __init__(self, on_refused: Callable[[int], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        on_refused: Callable[[int], Awaitable[None]],
+        pace: Callable[[int], Awaitable[None]] | None = None,
+        window: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.on_refused = on_refused
+        self.pace = pace
+        self.window = window  # just before each call goes out (bot.pacing.Window)
         self.moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
         self.calls = 0
         self.errors = 0
@@ -44,6 +54,10 @@ class Calls:
         (it may have arrived: a second try would post it twice)."""
         attempt, waited = 0, 0.0
         while attempt < MAX_TRIES:
+            if (attempt or waited) and self.pace is not None:
+                await self.pace(chat_id)
+            if self.window is not None:
+                await self.window()
             try:
                 self.calls += 1
                 result = await make()

@@ -38,13 +38,19 @@ from typing import Any
 
 import asyncpg
 
-from .pg_storage import LAZY_COMMIT, PostgresStorage, _PgTx
+from .pg_storage import LAZY_COMMIT, PostgresStorage, _PgTx, as_it_is
 
 log = logging.getLogger("gouji.coord")
 BEAT_S = 1.0  # a process's heartbeat
 LEASE_CHANNEL = "gouji_lease"  # a chat's delivery given back: NOTIFY with the chat's id
 LEASE_WAIT_S = 0.5  # at most this long between two tries for a held lease (a missed notice)
 DEAD_S = 4.0  # silent this long: dead, its work taken over
+
+
+async def _unlocked(conn: Any) -> None:
+    """A table lock's connection given back: its lock let go in the same round trip (a
+    connection whose statement failed or was cancelled is closed by asyncpg: its locks go)."""
+    await conn.execute("SELECT pg_advisory_unlock_all()")
 
 
 @dataclass
@@ -96,10 +102,10 @@ class PgCoord:
     async def start(self) -> None:
         self.storage.owner = self.proc_id
         self._locks = await asyncpg.create_pool(
-            self.storage.url, min_size=1, max_size=self.lock_pool_size
+            self.storage.url, min_size=1, max_size=self.lock_pool_size, reset=_unlocked
         )
         self._deliveries = await asyncpg.create_pool(
-            self.storage.url, min_size=1, max_size=self.delivery_pool_size
+            self.storage.url, min_size=1, max_size=self.delivery_pool_size, reset=as_it_is
         )
         await self.beat()
         self._beat = asyncio.get_running_loop().create_task(self._beating(), name="beat")
@@ -161,15 +167,12 @@ class PgCoord:
         """The table's lock across processes, held until the block ends; yields the table's
         stored rev and whether it is settled (None: no such table)."""
         assert self._locks is not None, "not started"
-        async with self._locks.acquire() as conn:
+        async with self._locks.acquire() as conn:  # (given back: the lock let go, _unlocked)
             await conn.execute("SELECT pg_advisory_lock($1)", table_id)
-            try:
-                row = await conn.fetchrow(
-                    "SELECT rev, settled FROM game_tables WHERE table_id = $1", table_id
-                )
-                yield None if row is None else (int(row[0]), bool(row[1]))
-            finally:
-                await conn.execute("SELECT pg_advisory_unlock($1)", table_id)
+            row = await conn.fetchrow(
+                "SELECT rev, settled FROM game_tables WHERE table_id = $1", table_id
+            )
+            yield None if row is None else (int(row[0]), bool(row[1]))
 
     async def orphans(self) -> list[int]:
         """Tables a dead process left unsettled (it stored a change, then died before storing
@@ -190,6 +193,17 @@ class PgCoord:
     async def writer(self, table_id: int) -> str | None:
         rows = await self._rows("SELECT writer FROM game_tables WHERE table_id = ?", table_id)
         return rows[0][0] if rows else None
+
+    async def served_elsewhere(self, table_id: int) -> bool:
+        """Whether another process, alive, stored the table's last change (it serves it)."""
+        rows = await self._rows(
+            "SELECT 1 FROM game_tables t JOIN procs p ON p.proc_id = t.writer"
+            " WHERE t.table_id = ? AND t.writer <> ? AND p.beat_at > ?",
+            table_id,
+            self.proc_id,
+            time.time() - DEAD_S,
+        )
+        return bool(rows)
 
     async def changed_since(self, since: float) -> list[tuple[int, int]]:
         """Open tables saved since ``since`` (epoch s): (table id, rev)."""
@@ -383,14 +397,17 @@ class PgCoord:
         ``lazy``: its commit not awaited on disk (bookkeeping a crash of the database may
         lose)."""
         assert self._deliveries is not None, "not started"
-        async with self._deliveries.acquire() as conn, conn.transaction():
+        async with self._deliveries.acquire() as conn:
             tx = _PgTx(conn)
-            if lazy:
+            if not lazy:  # one statement: its own transaction (no BEGIN, COMMIT round trips)
+                return await tx.fetch(sql, args)
+            async with conn.transaction():
                 await tx.execute(LAZY_COMMIT)
-            return await tx.fetch(sql, args)
+                return await tx.fetch(sql, args)
 
     async def _exec(self, sql: str, *args: Any) -> None:
-        async with self.storage._unit() as tx:
+        """One statement: its own transaction (no BEGIN, COMMIT round trips)."""
+        async with self.storage._unit(write=False) as tx:
             await tx.execute(sql, args)
 
 

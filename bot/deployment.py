@@ -130,6 +130,10 @@ class Deployment(Protocol):
 
     def pace(self, per_s: float, burst: int) -> Pace: ...
 
+    def leaves(self, table: Table) -> bool:
+        """After a change: the table leaves this process's memory (another process serves it;
+        storage has it)."""
+
     async def park(self, tables: Registry, table: Table) -> bool:
         """The table leaves memory idle: stored with what it holds besides its state (True:
         this process finds it again by its own list of parked tables)."""
@@ -228,6 +232,9 @@ class Single:
     def pace(self, per_s: float, burst: int) -> Pace:
         return Pace(per_s, burst)
 
+    def leaves(self, table: Table) -> bool:
+        return False
+
     async def park(self, tables: Registry, table: Table) -> bool:
         """Stored with its memory (what a press needs besides the state and the actions)."""
         if table.status not in (*S.ACTIVE, TableStatus.OVER):
@@ -307,6 +314,10 @@ class Shared:
         self.coord = PgCoord(storage, process)
         self.timers = timers if timers is not None else StoredTimers(self.coord)
         self.takeover: Takeover | None = None
+        # tables loaded from storage and not yet changed here; those another process serves
+        # leave memory after the change they were loaded for (:meth:`leaves`)
+        self._adopted: set[int] = set()
+        self._leaving: set[int] = set()
 
     # -- tables ---------------------------------------------------------------------------------
     @asynccontextmanager
@@ -318,6 +329,9 @@ class Shared:
         set; then the messages are sent. A table found unsettled (a process died halfway) is
         shown again first, as after a restart."""
         async with self.coord.table_lock(table.id) as stored:
+            # loaded to serve this change only: another process serves the table
+            stray = table.id in self._adopted and await self.coord.served_elsewhere(table.id)
+            self._adopted.discard(table.id)
             if stored is not None and stored[0] != table.rev:
                 await self.catch_up(tables, table)
             table.changes = 0
@@ -330,6 +344,8 @@ class Shared:
                 await self._settle(tables, table, posted, mem)
             else:
                 await self.timers.flush()
+            if stray:
+                self._leaving.add(table.id)
 
     async def slot_id(self, tables: Registry, slot: Slot) -> int | None:
         """As stored (another process may have sent it anew; the chat's deliveries are one
@@ -340,8 +356,11 @@ class Shared:
         for k, index, message_id in await self.storage.load_slots(slot.table):
             if k == kind.value and index == slot.index:
                 return message_id
-        table = await self.find(tables, slot.table)
-        return None if table is None else kept_id(table.st, kind, slot.index)
+        table = tables.get(slot.table)
+        if table is not None:
+            return kept_id(table.st, kind, slot.index)
+        row = await self.storage.load_table(slot.table)  # (never loaded here only for this)
+        return None if row is None else kept_id(TableState.from_json(row.state), kind, slot.index)
 
     async def _settle(
         self, tables: Registry, table: Table, posted: list[Out], mem: bytes | None = None
@@ -439,6 +458,7 @@ class Shared:
         if known is not None:  # loaded meanwhile by another update
             return known
         tables.add(table)
+        self._adopted.add(table.id)
         return table
 
     async def catch_up(self, tables: Registry, table: Table) -> None:
@@ -504,6 +524,12 @@ class Shared:
     def pace(self, per_s: float, burst: int) -> Pace:
         return SharedPace(self.coord, per_s, burst)
 
+    def leaves(self, table: Table) -> bool:
+        if table.id not in self._leaving:
+            return False
+        self._leaving.discard(table.id)
+        return True
+
     async def park(self, tables: Registry, table: Table) -> bool:
         return False  # stored with its memory at every change; found in storage again
 
@@ -512,13 +538,16 @@ class Shared:
 
     # -- life -----------------------------------------------------------------------------------
     async def start(self, tables: Registry, after_restart: AfterRestart) -> int:
-        """This process takes part: the unfinished tables loaded (to answer at once; each is
-        checked against storage whenever it is held), finished games' facts and 复盘 as after
-        a restart. Nothing is sent: a table whose last writer died is resumed by the takeover,
-        whichever process finds it first; the outbox likewise."""
+        """This process takes part: finished games' facts and 复盘 as after a restart (the
+        unfinished tables loaded for it, then left to storage: each process holds only the
+        tables it serves, loaded at their next update). Nothing is sent: a table whose last
+        writer died is resumed by the takeover, whichever process finds it first; the outbox
+        likewise."""
         await self.coord.start()
         found = await tables.restore()
         await after_restart(found)
+        for table in found:  # each in storage: loaded by the process that serves it next
+            tables.drop(table)
         self.timers.start()
         self.takeover = Takeover(tables, self.coord)
         self.takeover.start()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,11 @@ from .outbox import Out, Slot, SlotKind
 # 4.45 calls a decision at a 9 s beat, 4.07 at 15 s, 3.94 at 20 s.
 BEAT_S = 20.0
 LOG_BEATS = 3  # the log page: edited once in so many beats at most
+# several processes: a process takes turns in the shared budget at most this far ahead (what
+# the other processes' questions wait behind)
+AHEAD_S = 0.5
+SLACK_S = 0.001  # a timer may wake this much early: the turn is granted then
+STALE_S = 1.0  # several processes: a turn taken and unused this long is let go
 log = logging.getLogger("gouji.pacing")
 
 
@@ -32,12 +38,13 @@ class Pacing:
     """How fast the sender calls Telegram: seconds between two calls to one group and to one
     private chat, and calls a second over all chats after a first ``burst``. Telegram's
     limits: about 20 messages a minute in a group, about one a second in a private chat, about
-    30 a second in all (25 a second after a burst of 5 never makes more than 30 in a second)."""
+    30 a second in all (25 a second after a burst of 3 never makes more than 28 in a second:
+    two to spare for calls that reach Telegram closer together than they left)."""
 
     group_s: float = 3.0
     private_s: float = 1.0
     overall_per_s: float = 25.0
-    burst: int = 5
+    burst: int = 3
     beat_s: float = BEAT_S  # a group's table and log: edited once a beat at most (Beat)
 
     @staticmethod
@@ -64,9 +71,39 @@ class Pacing:
         return self.group_s if chat_id < 0 else self.private_s
 
 
+def asks(out: Out) -> bool:
+    """Whether ``out`` asks a player to act: their hand message in their private chat sent
+    anew (the question; the deal's hands too), or edited while it asks (its buttons at the
+    match's version: the player's taps shown — a player waiting for one is stuck, while a
+    waiting hand's keyboard is only 托管, at any version: bot.handkeys.ANY_VERSION)."""
+    slot = out.slot
+    if out.chat_id < 0 or slot is None or slot.kind != SlotKind.HAND:
+        return False
+    return out.new or any(
+        b.data is not None and b.data.split(".", 2)[1:2] != ["0"]
+        for row in out.keyboard or ()
+        for b in row
+    )
+
+
+# The order of turns in a saturated budget of calls (:meth:`Pace.turn`): a chat with a question
+# waiting first, then the players' other private messages (their taps' feedback, the old
+# question retired), then the groups' pictures, captions and log pages — which coalesce while
+# they wait (newest wins). Every :data:`SHARE`-th turn goes the other way round: a group's
+# table is late under load, never stopped.
+QUESTION, PRIVATE, GROUP = 0, 1, 2
+SHARE = 4
+
+
+def level(chat_id: int, question: bool = False) -> int:
+    """A chat's place in the order of turns (``question``: one waits in its queue)."""
+    return QUESTION if question else PRIVATE if chat_id > 0 else GROUP
+
+
 class Pace:
     """At most ``per_s`` calls a second over all chats (after a first ``burst``), granted in the
-    order asked; 0: no limit. A chat's worker waits for its turn *before* it takes its next
+    order asked within each level (:data:`QUESTION`, :data:`PRIVATE`, :data:`GROUP`: a lower
+    one first); 0: no limit. A chat's worker waits for its turn *before* it takes its next
     message, so under load the message stays in the chat's queue, where newer content replaces
     it, and its picture is drawn only when its call can go out: the bot keeps no backlog of
     calls waiting for Telegram's budget, only each chat's newest content."""
@@ -75,55 +112,174 @@ class Pace:
         self.interval = 1.0 / per_s if per_s > 0 else 0.0
         self.burst = burst
         self._next = 0.0  # when the budget is free again, at this pace
+        # the turns asked at each level, in the order asked
+        self._asked: tuple[deque[asyncio.Future[None]], ...] = (deque(), deque(), deque())
+        self._waiting = 0  # turns asked and not yet granted (nor given up)
+        self._chats: dict[int, tuple[asyncio.Future[None], int]] = {}  # chat → its turn asked
+        self._timer: asyncio.TimerHandle | None = None
+        self._granted = 0
 
-    async def turn(self) -> None:
+    async def turn(self, at: int = GROUP, chat_id: int | None = None) -> None:
+        """A turn in the budget, at level ``at`` (:func:`level`); ``chat_id``: the chat it is
+        for (:meth:`hurry` may move it up meanwhile)."""
         if not self.interval:
             return
+        if not self._waiting and self._take():
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._asked[at].append(turn)
+        self._waiting += 1
+        turn.add_done_callback(self._given)
+        if chat_id is not None:
+            self._chats[chat_id] = (turn, at)
+        try:
+            self._arm()
+            await turn
+        finally:
+            if chat_id is not None and self._chats.get(chat_id, (None, 0))[0] is turn:
+                del self._chats[chat_id]
+
+    def hurry(self, chat_id: int) -> None:
+        """A question posted to a chat whose worker waits for a turn: the turn goes first."""
+        turn, at = self._chats.get(chat_id, (None, QUESTION))
+        if turn is not None and at != QUESTION and not turn.done():
+            self._chats[chat_id] = (turn, QUESTION)
+            self._asked[QUESTION].append(turn)  # (its older place: skipped once granted)
+            self._arm()
+
+    def _given(self, turn: asyncio.Future[None]) -> None:
+        self._waiting -= 1
+
+    def _head(self) -> asyncio.Future[None] | None:
+        """The turn to grant next (turns granted or given up meanwhile dropped)."""
+        share = (self._granted + 1) % SHARE == 0  # the groups' share: theirs first
+        asked = self._asked
+        for turns in (asked[GROUP], *asked) if share else asked:
+            while turns and turns[0].done():
+                turns.popleft()
+            if turns:
+                return turns[0]
+        return None
+
+    def _grant(self) -> None:
+        """The turns due now granted, the next one's time awaited."""
+        self._timer = None
+        while (turn := self._head()) is not None and self._take():
+            turn.set_result(None)
+            self._granted += 1
+        self._arm()
+
+    def _kick(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._grant()
+
+    def _take(self) -> bool:
+        """A turn spent if one is free now."""
         now = time.monotonic()
-        self._next = max(self._next, now) + self.interval
-        wait = self._next - now - self.burst * self.interval
-        if wait > 0:
-            await asyncio.sleep(wait)
+        start = max(self._next, now)
+        if start + self.interval - now > self.burst * self.interval + SLACK_S:
+            return False
+        self._next = start + self.interval
+        return True
+
+    def _due(self) -> float | None:
+        """In how many seconds the next turn is free (None: not known yet)."""
+        return self._next + self.interval - self.burst * self.interval - time.monotonic()
+
+    def _more(self) -> None:
+        """More turns wanted than known (several processes: taken in the shared budget)."""
+
+    def _arm(self) -> None:
+        if self._timer is not None or self._head() is None:
+            return
+        self._more()
+        due = self._due()
+        if due is not None:
+            self._timer = asyncio.get_running_loop().call_later(max(0.0, due), self._grant)
+
+
+class Window:
+    """At most ``most`` calls in any second, each waiting for its place just before it goes
+    out: the last guard of Telegram's overall limit, whatever delayed calls after their turns
+    (a picture drawn slowly under load goes out later than its turn, among later turns')."""
+
+    def __init__(self, most: int, span: float = 1.0) -> None:
+        self.most = most
+        self.span = span
+        self._times: deque[float] = deque()
+
+    async def enter(self) -> None:
+        times = self._times
+        while True:
+            now = time.monotonic()
+            while times and now - times[0] >= self.span:
+                times.popleft()
+            if len(times) < self.most:
+                times.append(now)
+                return
+            await asyncio.sleep(times[0] + self.span - now)
 
 
 class SharedPace(Pace):
     """:class:`Pace` over all processes of the bot (bot.coord): their calls together stay
-    within the bot's budget. The turns wanted meanwhile are taken together, one statement at a
-    time for the whole process (never one a call: the budget's row would be the database's
-    busiest, and every call waiting for it would hold a connection)."""
+    within the bot's budget. Turns are taken for the turns wanted, a few at a time in one
+    statement for the whole process (never one a call: the budget's row would be the
+    database's busiest, and every call waiting for it would hold a connection), and at most
+    :data:`AHEAD_S` ahead: what a process took is what the others' questions wait behind.
+    Within the process they are granted as :class:`Pace` grants its own (questions first)."""
 
     def __init__(self, coord: PgCoord, per_s: float, burst: int = 5) -> None:
         super().__init__(per_s, burst)
         self.coord = coord
-        self._wanted: list[asyncio.Future[float]] = []  # turns asked, not yet taken
+        self._slots: deque[float] = deque()  # turns taken in the budget (epoch s), not granted
         self._taking: asyncio.Task[None] | None = None
+        self._ahead = max(burst + 1, round(AHEAD_S * per_s))  # turns taken at most
 
-    async def turn(self) -> None:
-        if not self.interval:
-            return
-        want = asyncio.get_running_loop().create_future()
-        self._wanted.append(want)
-        if self._taking is None or self._taking.done():
-            self._taking = asyncio.get_running_loop().create_task(self._take())
-        at = await want
-        wait = at - time.time() - self.burst * self.interval
-        if wait > 0:
-            await asyncio.sleep(wait)
+    def _take(self) -> bool:
+        now = time.time()
+        slots = self._slots
+        while slots and slots[0] < now - STALE_S:
+            slots.popleft()  # long unused (a turn given up): not spent late in a bunch
+        if slots and slots[0] - now - self.burst * self.interval <= SLACK_S:
+            slots.popleft()
+            return True
+        self._more()
+        return False
 
-    async def _take(self) -> None:
-        """The turns asked for, in one statement; those asked meanwhile, in the next."""
-        while self._wanted:
-            wanted, self._wanted = self._wanted, []
-            try:
-                first = await self.coord.pace(self.interval, len(wanted))
-            except Exception as e:  # the database away a moment: those callers see it
-                for want in wanted:
-                    if not want.done():
-                        want.set_exception(e)
-                continue
-            for i, want in enumerate(wanted):
-                if not want.done():  # a caller gone meanwhile: its turn goes unused
-                    want.set_result(first + i * self.interval)
+    def _due(self) -> float | None:
+        if not self._slots:
+            return None  # (being taken: :meth:`_taking_slots` grants them)
+        return self._slots[0] - self.burst * self.interval - time.time()
+
+    def _more(self) -> None:
+        """More turns taken in the budget when more are wanted than taken, and those taken
+        run low (half of :data:`AHEAD_S`'s: a statement for several turns, never one a call)."""
+        slots = len(self._slots)
+        if self._taking is None and self._waiting > slots and slots <= self._ahead // 2:
+            self._taking = asyncio.get_running_loop().create_task(self._taking_slots())
+
+    async def _taking_slots(self) -> None:
+        """The turns wanted (at most :data:`AHEAD_S`'s), in one statement; then granted as
+        they come due. The database away a moment: taken again soon (the calls wait)."""
+        taken = False
+        try:
+            while (want := min(self._waiting, self._ahead) - len(self._slots)) > 0:
+                try:
+                    first = await self.coord.pace(self.interval, want)
+                except Exception as e:
+                    log.warning("the budget of calls not taken (%r): taken again soon", e)
+                    await asyncio.sleep(0.5)
+                    continue
+                self._slots.extend(first + i * self.interval for i in range(want))
+                taken = True
+                break
+        finally:
+            self._taking = None
+        if taken:
+            self._kick()
+        else:
+            self._arm()
 
 
 class Beat:

@@ -29,7 +29,7 @@ from .calls import Calls
 from .deployment import Deployment, Turn
 from .media import markup, send_media
 from .outbox import Out, OutboxStore, Slot, SlotStore
-from .pacing import Pacing
+from .pacing import Pacing, Window, asks, level
 from .pins import Pins, deliver_act
 from .queues import ChatQueue, Queues
 from .uploads import Uploads
@@ -37,6 +37,7 @@ from .workers import Workers
 
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+RETRY_S = 0.5  # a chat's delivery interrupted (its lease, its outbox unreadable): tried again
 
 
 @dataclass(slots=True)
@@ -87,7 +88,14 @@ class Sender:
         self.workers = workers or Workers()  # pictures are drawn there
         self.pins = pins or Pins(bot)  # pin rights, asked with the bot (acts: bot.pins)
         self.pace = deployment.pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats
-        self.api = Calls(on_refused)  # each Bot API call, with its retries
+        # each Bot API call, with its retries (each in the budget of calls too)
+        per_s = self.pacing.overall_per_s
+        window = Window(int(per_s) + self.pacing.burst) if per_s > 0 else None
+        self.api = Calls(
+            on_refused,
+            lambda chat_id: self.pace.turn(level(chat_id)),
+            window.enter if window is not None else None,
+        )
         self._call = self.api.call
         self._pictures: dict[Slot, str] = {}  # slot → the digest of the picture it shows
         self._shown: dict[Slot, _Shown] = {}
@@ -109,6 +117,8 @@ class Sender:
 
     def post(self, out: Out) -> None:
         self.queues.post(out)
+        if asks(out):  # the chat's turn in the budget goes before other chats' edits
+            self.pace.hurry(out.chat_id)
 
     async def _dispatching(self) -> None:
         loop = asyncio.get_running_loop()
@@ -147,12 +157,18 @@ class Sender:
     async def _run(self, chat_id: int, chat: ChatQueue) -> None:
         try:
             while chat.queue:
-                async with self.deployment.delivering(chat_id, chat, self._forget) as turn:
-                    if turn.fresh:  # another process may have changed what the chat shows
-                        for slot in [k for k, c in self._slot_chat.items() if c == chat_id]:
-                            self._shown.pop(slot, None)
-                            self._pictures.pop(slot, None)
-                    await self._send_queue(chat_id, chat, turn)
+                try:
+                    async with self.deployment.delivering(chat_id, chat, self._forget) as turn:
+                        if turn.fresh:  # another process may have changed what the chat shows
+                            for slot in [k for k, c in self._slot_chat.items() if c == chat_id]:
+                                self._shown.pop(slot, None)
+                                self._pictures.pop(slot, None)
+                        await self._send_queue(chat_id, chat, turn)
+                except Exception as e:  # the database away a moment (several processes)
+                    # the chat's worker goes on: ended here, what waits in its queue would
+                    # wait until the chat's next message (a question never sent)
+                    log.warning("delivery to chat %d interrupted (%r): tried again", chat_id, e)
+                    await asyncio.sleep(RETRY_S)
         finally:
             self.queues.done(chat_id)
 
@@ -163,7 +179,9 @@ class Sender:
                 wait = chat.last + pace - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)  # newer updates coalesce meanwhile
-            await self.pace.turn()  # and meanwhile too
+            # and meanwhile too; a question before other chats' edits, captions, log pages
+            question = chat_id > 0 and any(asks(o) for o in chat.queue)
+            await self.pace.turn(level(chat_id, question), chat_id)
             if not chat.queue:
                 break
             out = chat.queue.popleft()
@@ -262,7 +280,7 @@ class Sender:
         pace = self.pacing.interval(chat_id)
         if pace > 0:
             await asyncio.sleep(pace)
-        await self.pace.turn()
+        await self.pace.turn(level(chat_id))
         try:
             await self._call(chat_id, lambda: self.bot.delete_message(chat_id, message_id))
         except BadRequest:

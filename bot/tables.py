@@ -151,6 +151,11 @@ class Tables:
         async with table.lock, self.deployment.hold(self, table):
             table.used = time.monotonic()
             yield table
+        # several processes: a table another process serves leaves memory after the change it
+        # was loaded for (unless another task here waits for it)
+        waited = getattr(table.lock, "_waiters", None)
+        if self.deployment.leaves(table) and not waited and self.by_id.get(table.id) is table:
+            self.drop(table)
 
     async def of_user(self, user_id: int) -> list[Table]:
         """The open tables where ``user_id`` is seated (or whose seat was theirs): in memory,
@@ -373,7 +378,9 @@ class Tables:
         log.info("chat %d migrated to %d", old, new)
 
     async def bot_removed(self, chat_id: int) -> None:
-        """The bot was removed from a group: its tables there end (abandoned, kept stored)."""
+        """The bot was removed from a group: its tables there end (abandoned, kept stored) —
+        several processes: its open table another process serves too (found in storage)."""
+        await self.find_at(chat_id, None)
         for (chat, thread), tid in list(self.where.items()):
             if chat != chat_id:
                 continue

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
@@ -48,7 +47,6 @@ class Takeover:
         self.coord = coord
         self.tables_resumed = 0
         self.messages_adopted = 0
-        self._seen_at = time.time()  # tables saved since then are known here
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -81,12 +79,7 @@ class Takeover:
             sender.post(out)
         for table_id in await self.coord.orphans():
             await self._resume(table_id)
-        # tables opened by the others, known here too (a player's /hand finds them)
-        now = time.time()
-        for table_id, _ in await self.coord.changed_since(self._seen_at - EVERY_S):
-            if self.tables.get(table_id) is None:
-                await self.tables.find(table_id)
-        self._seen_at = now
+        # (the tables the others serve stay theirs: a player's /hand finds them in storage)
 
     async def _resume(self, table_id: int) -> None:
         """Held, an unsettled table is shown again (bot.deployment.Shared.hold)."""

@@ -9,39 +9,70 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
-import pytest
 from telegram import Chat, Message
 from telegram.error import ChatMigrated, TimedOut
 
+from bot.buttons import HandOp
 from bot.deployment import Single
+from bot.handkeys import auto_row, hand_button
 from bot.outbox import Out, Slot, SlotKind
-from bot.pacing import Pace, Pacing
+from bot.pacing import GROUP, PRIVATE, QUESTION, Pace, Pacing, Window, asks
 from bot.queues import Queues
 from bot.sender import Sender
 from bot.uploads import Uploads
 
 
-async def test_pace_grants_a_burst_then_one_call_per_interval_in_order(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    clock = [100.0]
-    waits: list[float] = []
+async def _granted(pace: Pace, asked: list[tuple[str, int]]) -> list[tuple[str, float]]:
+    """Turns asked at once (name, level), in the order granted, with when."""
+    loop = asyncio.get_running_loop()
+    out: list[tuple[str, float]] = []
 
-    async def sleep(seconds: float) -> None:
-        waits.append(round(seconds, 6))
+    async def one(name: str, at: int) -> None:
+        await pace.turn(at)
+        out.append((name, loop.time()))
 
-    monkeypatch.setattr("bot.pacing.time.monotonic", lambda: clock[0])
-    monkeypatch.setattr("bot.pacing.asyncio.sleep", sleep)
-    pace = Pace(per_s=10.0, burst=2)
-    for _ in range(5):  # five chats asking at the same moment
-        await pace.turn()
-    assert waits == [0.1, 0.2, 0.3]  # the first two (and the third's slot) at once
-    clock[0] += 10.0  # a quiet while: the burst is there again
-    waits.clear()
-    for _ in range(3):
-        await pace.turn()
-    assert waits == [0.1]
+    await asyncio.gather(*(one(n, f) for n, f in asked))
+    return out
+
+
+async def test_pace_grants_a_burst_then_one_call_per_interval_in_order() -> None:
+    pace = Pace(per_s=50.0, burst=2)
+    start = asyncio.get_running_loop().time()
+    got = await _granted(pace, [(str(k), GROUP) for k in range(6)])  # six chats at once
+    assert [n for n, _ in got] == ["0", "1", "2", "3", "4", "5"]
+    assert got[1][1] - start < 0.015  # the burst at once
+    # then one each 20 ms: never sooner than that (a late one may be caught up with)
+    since = [round(at - start, 3) for _, at in got]
+    assert all(s >= (k - 1) * 0.02 - 0.002 for k, s in enumerate(since)), since
+    await asyncio.sleep(0.2)  # a quiet while: the burst is there again
+    at = asyncio.get_running_loop().time()
+    again = await _granted(pace, [("a", GROUP), ("b", GROUP)])
+    assert again[1][1] - at < 0.015
     assert Pace(0.0).interval == 0.0  # off: never waits
+
+
+async def test_a_question_takes_the_next_turn_of_a_saturated_budget() -> None:
+    """Issue 35: under a budget saturated by the tables' edits, a chat's question is not
+    queued behind them: its turn is the next one granted."""
+    pace = Pace(per_s=100.0, burst=1)
+    asked = [(f"edit {k}", GROUP) for k in range(20)] + [("question", QUESTION)]
+    got = [n for n, _ in await _granted(pace, asked)]
+    assert got.index("question") <= 1, got  # (the burst's first turn went at once)
+
+
+async def test_a_question_posted_to_a_waiting_chat_hurries_its_turn() -> None:
+    pace = Pace(per_s=100.0, burst=1)
+    order: list[str] = []
+
+    async def chat(chat_id: int) -> None:
+        await pace.turn(GROUP, chat_id)
+        order.append(str(chat_id))
+
+    tasks = [asyncio.create_task(chat(k)) for k in range(1, 21)]
+    await asyncio.sleep(0)  # every chat waits for its turn
+    pace.hurry(20)  # the last chat got a question meanwhile
+    await asyncio.gather(*tasks)
+    assert order.index("20") <= 1, order
 
 
 class Slots:
@@ -207,3 +238,80 @@ async def test_a_message_sent_anew_deletes_the_one_it_replaces_at_once() -> None
     deletes = [c for c in bot.calls if c[0] == "delete"]
     assert deletes == [("delete", 9, "2"), ("delete", 9, "3"), ("delete", 9, "4")]
     await sender.close()
+
+
+async def test_under_a_saturated_budget_a_question_goes_before_the_tables_edits() -> None:
+    """Issue 35: thirty tables' pictures wait for the budget of calls; a player's question
+    posted after them is the next call out (the tables' edits wait, coalescing)."""
+    bot = FakeBot()
+    tables = range(1, 31)
+    ids = {Slot(k, SlotKind.TABLE): 100 + k for k in tables}
+    sender = sender_of(bot, Slots(ids), pacing=Pacing(0.0, 0.0, 100.0, burst=1))
+    for k in tables:
+        sender.post(Out(-k, f"table {k}", slot=Slot(k, SlotKind.TABLE)))
+    await asyncio.sleep(0.02)  # every group's worker waits for its turn
+    sender.post(Out(7, "轮到你出牌", slot=Slot(1, SlotKind.HAND, 0), new=True))
+    await sender.drain(timeout=5.0)
+    chats = [c[1] for c in bot.calls]
+    assert len(chats) == 31
+    assert chats.index(7) <= 5, chats  # not behind the twenty-odd edits still waiting
+    await sender.close()
+
+
+def test_a_question_is_a_hand_sent_anew_or_edited_while_it_asks() -> None:
+    """What goes first (issue 35): the question, and the asked player's taps shown on it (a
+    player waiting to see a tap is stuck); not a waiting hand's edits, nor a group's."""
+    hand = Slot(1, SlotKind.HAND, 0)
+    waiting = [auto_row(1, False, False, "zh")]
+    asking = [[hand_button("出牌", 1, 7, HandOp.PLAY)], *waiting]
+    assert asks(Out(5, "轮到你", None, slot=hand, new=True))
+    assert asks(Out(5, "已选 3", asking, slot=hand))
+    assert not asks(Out(5, "等待", waiting, slot=hand))
+    assert not asks(Out(-5, "桌", asking, slot=Slot(1, SlotKind.TABLE)))
+
+
+async def test_a_delivery_interrupted_by_the_database_is_tried_again() -> None:
+    """A chat's delivery that fails before its first call (several processes: its lease or
+    outbox unreadable a moment) is tried again: the question waiting is sent, not left in the
+    queue until the chat's next message."""
+    bot = FakeBot()
+    sender = sender_of(bot)
+    failing = [True]
+    delivering = sender.deployment.delivering
+
+    def flaky(chat_id: int, chat: Any, forget: Any) -> Any:
+        if failing:
+            failing.clear()
+            raise ConnectionError("the database is away")
+        return delivering(chat_id, chat, forget)
+
+    sender.deployment.delivering = flaky  # type: ignore[method-assign]
+    sender.post(Out(7, "轮到你出牌", slot=Slot(1, SlotKind.HAND, 0), new=True))
+    await sender.drain(timeout=5.0)
+    assert bot.calls == [("send", 7, "轮到你出牌")]
+    await sender.close()
+
+
+async def test_the_groups_keep_a_share_of_a_saturated_budget() -> None:
+    """Players' messages first, but a group's table is late, never stopped: every fourth turn
+    goes to a group while groups wait."""
+    pace = Pace(per_s=200.0, burst=1)
+    asked = [(f"dm {k}", PRIVATE) for k in range(12)] + [(f"group {k}", GROUP) for k in range(3)]
+    got = [n for n, _ in await _granted(pace, asked)]
+    assert [i for i, n in enumerate(got) if n.startswith("group")] == [4, 8, 12], got
+
+
+async def test_no_more_calls_in_any_second_than_the_window_allows() -> None:
+    """The last guard of Telegram's overall limit (issue 35, 0 × 429): calls delayed after
+    their turns (a picture drawn slowly) never make more than the window's number in a
+    second, however they bunch."""
+    loop = asyncio.get_running_loop()
+    window = Window(3, span=0.1)
+    at: list[float] = []
+
+    async def call() -> None:
+        await window.enter()
+        at.append(loop.time())
+
+    await asyncio.gather(*(call() for _ in range(7)))
+    assert all(b - a >= 0.099 for a, b in zip(at, at[3:], strict=False)), at

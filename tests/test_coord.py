@@ -13,7 +13,7 @@ import pytest
 from bot.coord import DEAD_S, PgCoord
 from bot.model import TableStatus
 from bot.offline.pgcluster import PgCluster
-from bot.pacing import SharedPace
+from bot.pacing import GROUP, QUESTION, SharedPace
 from bot.pg_storage import PostgresStorage
 from bot.storage import TableRow, VersionConflict
 from bot.timers import Job, StoredTimers, TimerKind
@@ -250,3 +250,20 @@ async def test_a_process_takes_the_turns_wanted_meanwhile_together(
         assert sum(turns) == 5 and len(turns) <= 2, statements
     gaps = [round(y - x, 3) for x, y in itertools.pairwise(sorted(granted))]
     assert all(g >= 0.099 for g in gaps), gaps  # ten turns, a tenth of a second apart
+
+
+async def test_a_question_goes_first_in_the_shared_budget_too(
+    two: tuple[PgCoord, PgCoord],
+) -> None:
+    """Issue 35: with several processes, a process's question takes its next turn in the
+    shared budget, before the tables' edits asked earlier."""
+    pace = SharedPace(two[0], 20.0, burst=0)
+    order: list[str] = []
+
+    async def one(name: str, at: int) -> None:
+        await pace.turn(at)
+        order.append(name)
+
+    asked = [(f"edit {k}", GROUP) for k in range(12)] + [("question", QUESTION)]
+    await asyncio.gather(*(one(n, at) for n, at in asked))
+    assert order.index("question") <= 1, order

@@ -5,6 +5,7 @@ for the next one; backends come and go while it runs."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -124,3 +125,26 @@ async def test_concurrent_requests_are_spread_evenly(n: int) -> None:
         answers = await asyncio.gather(*(post(fwd, str(i).encode()) for i in range(4 * n)))
     assert all(status == 200 for status, _ in answers)
     assert sorted(fwd.counts.values()) == [4] * n
+
+
+def _press(chat: int, data: str) -> bytes:
+    query = {"id": "1", "data": data, "message": {"message_id": 5, "chat": {"id": chat}}}
+    return json.dumps({"update_id": 1, "callback_query": query}).encode()
+
+
+def _said(chat: int) -> bytes:
+    return json.dumps({"update_id": 1, "message": {"chat": {"id": chat}, "text": "/hand"}}).encode()
+
+
+async def test_by_table_every_update_of_a_table_goes_to_one_backend() -> None:
+    """Issue 35: a table's group messages, its lobby's presses and its players' presses in
+    their private chats (the button names the table) reach one process, which alone holds
+    it; another table's may go elsewhere."""
+    backends = [Backend(n) for n in "abc"]
+    async with serving(*backends), Forwarder([b.url for b in backends], by_table=True) as fwd:
+        table = [_said(-100), _press(-100, "l1a.0.s2"), _press(7, "h1a.3.r5"), _press(8, "h1a.4.c")]
+        other = [_said(-101), _press(-101, "l1b.0.s0"), _press(9, "h1b.2.c")]
+        by = [await post(fwd, body) for body in (*table, *other, *table)]
+    one = {text for _, text in by[:4]} | {text for _, text in by[7:]}
+    assert len(one) == 1, by
+    assert len({text for _, text in by[4:7]}) == 1, by

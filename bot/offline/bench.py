@@ -4,7 +4,8 @@ N tables of simulated players at once against the local Bot API server. The bot 
 measured apart from the simulated world. ``--db``: the bot's storage — a SQLite file (the
 default), a throwaway PostgreSQL server with its default (durable) settings, or the PostgreSQL
 database at a URL. ``--procs P``: P bot processes on that database (PostgreSQL only) in webhook
-mode behind a round-robin forwarder (:class:`~bot.offline.cluster.BotCluster`); one process
+mode behind a forwarder that gives each table's updates to one of them
+(:class:`~bot.offline.cluster.BotCluster`, ``by_table``); one process
 polls, as it always did, unless ``--webhook`` puts it behind the forwarder too.
 Figures printed, the last line JSON (``storage``, ``procs``, ``tables``, ``actions``,
 ``update_to_first_call_ms_median`` / ``_p99``, ``answer_ms_median`` / ``_p99`` (a press to its
@@ -232,7 +233,9 @@ def _bots(api: LocalBotApi, url: str, seed: int, tmp: str, setup: Setup) -> BotP
     knobs = {**KNOBS, "GOUJI_SEED": str(seed)}
     if setup.procs == 1 and not setup.webhook:
         return BotProcess(api, url, knobs, log=Path(tmp) / "bench.log")
-    return BotCluster(api, url, knobs, setup.procs, Path(tmp))
+    # each table's updates to one process, as a load balancer routing by chat would: each
+    # process holds only the tables it serves
+    return BotCluster(api, url, knobs, setup.procs, Path(tmp), by_table=True)
 
 
 async def _run(
@@ -335,6 +338,7 @@ async def _run(
         "updates_per_process": sorted(spread),  # as the forwarder handed them out
         "error_lines": error_lines[:5],  # the bot's log never holds a hand or the token
         "warnings": _warnings(log),
+        "flood_waits": _flood_waits(log),  # 429s, by the kind of chat they met
         "log_kept": kept,  # the bot's log, kept when a table stalled
     }
 
@@ -364,6 +368,13 @@ def _warnings(log: str, most: int = 6) -> dict[str, int]:
         if " WARNING " in line
     )
     return dict(kinds.most_common(most))
+
+
+def _flood_waits(log: str) -> dict[str, int]:
+    """The bot's flood waits (429) by the kind of chat that met them: a group's over its 20
+    writes a minute, a private chat's over one a second, either over the 30 a second in all."""
+    chats = [int(m.group(1)) for m in re.finditer(r"flood wait of \S+ s in chat (-?\d+)", log)]
+    return {"group": sum(c < 0 for c in chats), "private": sum(c > 0 for c in chats)}
 
 
 def _ms(seconds: list[float], q: float) -> float | None:

@@ -39,11 +39,13 @@ class BotCluster:
         logs: Path,
         *,
         timeout: float = 5.0,
+        by_table: bool = False,
     ) -> None:
         """``timeout``: how long the forwarder waits for a process's answer before it hands the
-        update to the next one."""
+        update to the next one; ``by_table``: a table's updates to one process (else round
+        robin: any process takes any update)."""
         self.api = api
-        self.forwarder = Forwarder(timeout=timeout)
+        self.forwarder = Forwarder(timeout=timeout, by_table=by_table)
         self.secret = secrets.token_hex(16)
         self.db = db
         self.knobs = dict(knobs)

@@ -1,6 +1,9 @@
 """A round-robin HTTP forwarder in front of several bot processes' webhooks, as nginx's
 ``upstream`` with ``proxy_next_upstream error timeout http_500 http_502 http_503 http_504``
-would be: each POST goes to the next backend in turn; a backend that refuses the connection,
+would be: each POST goes to the next backend in turn (``by_table``: every update of one table
+to the same backend, as a load balancer routing by chat would — a group's updates by its
+chat, a press in a player's private chat by the table its button names, so that each process
+holds only the tables it serves); a backend that refuses the connection,
 drops it, times out or answers 5xx is skipped for the next one, so a killed process costs no
 update (the one it was handling is tried on another). Backends come and go while it runs::
 
@@ -14,6 +17,8 @@ update (the one it was handling is tried on another). Backends come and go while
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from collections.abc import Iterable
 
@@ -22,6 +27,46 @@ from aiohttp import web
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 _PASSED = (SECRET_HEADER, "Content-Type")  # the request headers handed on
+_TABLE = re.compile(r"[a-z]([0-9a-z]{1,10})\.")  # a button's table (bot.buttons' wire form)
+_KINDS = ("message", "edited_message", "my_chat_member", "chat_member", "chat_join_request")
+
+
+def _chat(message: object) -> int | None:
+    chat = message.get("chat") if isinstance(message, dict) else None
+    chat_id = chat.get("id") if isinstance(chat, dict) else None
+    return chat_id if isinstance(chat_id, int) else None
+
+
+class TableRoutes:
+    """Which table an update is about, to route it: a group's updates by the group's chat; a
+    press in a private chat by the group of the table its button names (learned from the
+    table's presses in its group, the lobby's first), else by the table."""
+
+    def __init__(self) -> None:
+        self.groups: dict[int, int] = {}  # table → its group's chat
+
+    def key(self, body: bytes) -> int | None:
+        try:
+            update = json.loads(body)
+        except ValueError:
+            return None
+        if not isinstance(update, dict):
+            return None
+        query = update.get("callback_query")
+        if isinstance(query, dict):
+            chat = _chat(query.get("message"))
+            found = _TABLE.match(str(query.get("data", "")))
+            table = int(found.group(1), 36) if found else 0
+            if chat is not None and chat < 0:
+                if table:
+                    self.groups[table] = chat
+                return chat
+            return self.groups.get(table, table) if table else chat
+        for kind in _KINDS:
+            chat = _chat(update.get(kind))
+            if chat is not None:
+                return chat
+        return None
 
 
 class Forwarder:
@@ -30,8 +75,11 @@ class Forwarder:
     requests each backend answered (any status below 500); ``failures``: attempts a backend
     failed (refused, dropped, timed out, 5xx), each tried again on the next backend."""
 
-    def __init__(self, backends: Iterable[str] = (), *, timeout: float = 5.0) -> None:
+    def __init__(
+        self, backends: Iterable[str] = (), *, timeout: float = 5.0, by_table: bool = False
+    ) -> None:
         self.backends: list[str] = list(backends)
+        self.routes = TableRoutes() if by_table else None
         self.timeout = aiohttp.ClientTimeout(total=timeout)
         self.counts: Counter[str] = Counter()
         self.failures: Counter[str] = Counter()
@@ -78,20 +126,25 @@ class Forwarder:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    def _order(self) -> list[str]:
-        """The backends to try for one request: the next in turn first, then the others."""
+    def _order(self, body: bytes) -> list[str]:
+        """The backends to try for one request: the next in turn (or the table's) first, then
+        the others."""
         backends = list(self.backends)
         if not backends:
             return []
-        first = self._turn % len(backends)
-        self._turn = first + 1
+        key = self.routes.key(body) if self.routes is not None else None
+        if key is None:
+            first = self._turn % len(backends)
+            self._turn = first + 1
+        else:
+            first = key % len(backends)
         return backends[first:] + backends[:first]
 
     async def _forward(self, request: web.Request) -> web.StreamResponse:
         assert self._session is not None
         body = await request.read()
         headers = {h: request.headers[h] for h in _PASSED if h in request.headers}
-        for backend in self._order():
+        for backend in self._order(body):
             try:
                 async with self._session.request(
                     request.method,
