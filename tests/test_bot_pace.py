@@ -36,18 +36,19 @@ async def _granted(pace: Pace, asked: list[tuple[str, int]]) -> list[tuple[str, 
 
 
 async def test_pace_grants_a_burst_then_one_call_per_interval_in_order() -> None:
-    pace = Pace(per_s=50.0, burst=2)
+    # turns 200 ms apart: a loaded machine's late wake-ups (tens of ms) stay well inside them
+    pace = Pace(per_s=5.0, burst=2)
     start = asyncio.get_running_loop().time()
     got = await _granted(pace, [(str(k), GROUP) for k in range(6)])  # six chats at once
     assert [n for n, _ in got] == ["0", "1", "2", "3", "4", "5"]
-    assert got[1][1] - start < 0.015  # the burst at once
-    # then one each 20 ms: never sooner than that (a late one may be caught up with)
+    assert got[1][1] - start < 0.1  # the burst at once
+    # then one each 200 ms: never sooner than that (a late one may be caught up with)
     since = [round(at - start, 3) for _, at in got]
-    assert all(s >= (k - 1) * 0.02 - 0.002 for k, s in enumerate(since)), since
-    await asyncio.sleep(0.2)  # a quiet while: the burst is there again
+    assert all(s >= (k - 1) * 0.2 - 0.002 for k, s in enumerate(since)), since
+    await asyncio.sleep(0.7)  # a quiet while: the burst is there again
     at = asyncio.get_running_loop().time()
     again = await _granted(pace, [("a", GROUP), ("b", GROUP)])
-    assert again[1][1] - at < 0.015
+    assert again[1][1] - at < 0.1
     assert Pace(0.0).interval == 0.0  # off: never waits
 
 
