@@ -8,18 +8,23 @@ bursts of presses, most of each answer's wait.
 
 Same contract as PTB's ``HTTPXRequest``: ``do_request`` returns the status and body; timeouts
 raise ``TimedOut``, other transport failures ``NetworkError``; proxies come from the
-environment (``HTTPS_PROXY``, ``NO_PROXY``) as with httpx.
+environment (``HTTPS_PROXY``, ``NO_PROXY``) as with httpx — looked up once per host, not per
+call (aiohttp's ``trust_env`` looks up the proxy and ``~/.netrc`` in a thread for every call:
+two trips through a thread pool and back into the event loop for each answer of a press).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 
 import aiohttp
+from aiohttp.helpers import get_env_proxy_for_url
 from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
+from yarl import URL
 
 UPLOAD_TIMEOUT = 30.0  # seconds to write an upload, and to read its answer (PTB's media: 20)
 
@@ -45,6 +50,8 @@ class AiohttpRequest(BaseRequest):
         self._connect = connect_timeout
         self._pool = pool_timeout
         self._session: aiohttp.ClientSession | None = None
+        # scheme://host → the environment's proxy for it and its credentials (None: direct)
+        self._proxies: dict[str, tuple[URL | None, aiohttp.BasicAuth | None]] = {}
 
     @property
     def read_timeout(self) -> float | None:
@@ -55,8 +62,19 @@ class AiohttpRequest(BaseRequest):
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.connections),
                 headers={"User-Agent": self.USER_AGENT},
-                trust_env=True,
             )
+
+    def proxy(self, url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
+        """The environment's proxy for ``url`` (``HTTPS_PROXY``, ``NO_PROXY``), looked up
+        once for its scheme and host."""
+        origin = url[: url.find("/", url.find("//") + 2)]
+        found = self._proxies.get(origin)
+        if found is None:
+            found = (None, None)
+            with suppress(LookupError):  # none for it, or it bypasses the proxy
+                found = get_env_proxy_for_url(URL(url))
+            self._proxies[origin] = found
+        return found
 
     async def shutdown(self) -> None:
         session, self._session = self._session, None
@@ -108,8 +126,11 @@ class AiohttpRequest(BaseRequest):
                 data = form
             else:
                 data = request_data.json_parameters
+        proxy, proxy_auth = self.proxy(url)
         try:
-            async with session.request(method, url, data=data, timeout=timeout) as response:
+            async with session.request(
+                method, url, data=data, timeout=timeout, proxy=proxy, proxy_auth=proxy_auth
+            ) as response:
                 body = await response.read()
                 if response.status == 200 and self.on_ok is not None:
                     self.on_ok()

@@ -104,3 +104,39 @@ async def test_a_slow_server_times_out_and_a_missing_one_is_a_network_error(
         await request.shutdown()
     with pytest.raises(RuntimeError):  # used after shutdown: a clear error, not a hang
         await request.do_request(f"{base}/getMe", "POST")
+
+
+async def test_the_environments_proxy_is_used_and_looked_up_once_per_host(
+    server: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HTTP(S)_PROXY and NO_PROXY are honoured as httpx would, read once per host — never a
+    trip through a thread for each call (aiohttp's ``trust_env`` makes two a call)."""
+    import bot.request as R
+
+    base, seen = server
+    origin = base.split("/bot", 1)[0]  # the test server plays the proxy
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", origin)
+    monkeypatch.setenv("NO_PROXY", "bypassed.test")
+    looked: list[str] = []
+    real = R.get_env_proxy_for_url
+
+    def lookup(url: Any) -> Any:
+        looked.append(str(url.host))
+        return real(url)
+
+    monkeypatch.setattr(R, "get_env_proxy_for_url", lookup, raising=True)
+    request = AiohttpRequest(2)
+    await request.initialize()
+    try:
+        for method in ("getMe", "sendMessage", "answerCallbackQuery"):
+            status, _ = await request.do_request(
+                f"http://api.example.test/bot{TOKEN}/{method}", "POST", RequestData([])
+            )
+            assert status == 200  # reached the "proxy"
+        assert request.proxy(f"http://bypassed.test/bot{TOKEN}/getMe") == (None, None)
+    finally:
+        await request.shutdown()
+    assert len(seen) == 3
+    assert looked == ["api.example.test", "bypassed.test"]
