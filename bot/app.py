@@ -47,6 +47,7 @@ from .activity import TrackedUpdates
 from .answers import ANSWER_WITHIN_S, ANSWERING, by_query
 from .compose import Parts, compose, start
 from .health import HEARTBEAT_EVERY, Heartbeat
+from .intake import Intake
 from .logs import protect
 from .pacing import Pacing
 from .request import AiohttpRequest
@@ -70,6 +71,7 @@ class Runtime:
     parts: Parts
     updates: TrackedUpdates
     answer_within: float | None = ANSWER_WITHIN_S  # a press answered at once after (answers)
+    intake: Intake | None = None  # junk presses answered before PTB reads them (bot.intake)
 
     @property
     def storage(self) -> S.Storage:
@@ -97,6 +99,7 @@ class Runtime:
             or not self.sender.idle()
             or self.timers.busy(soon)
             or not self.parts.router.stories.idle()
+            or (self.intake is not None and not self.intake.idle())
         )
 
 
@@ -300,13 +303,15 @@ def build_app(
     protect(token)  # no log line shows it from here on
     # aiohttp instead of PTB's httpx (bot/request.py): a tenth of the CPU per call
     updates = TrackedUpdates()
+    request = AiohttpRequest(HTTP_CONNECTIONS)
+    polling = AiohttpRequest(1, on_ok=heartbeat.beat if heartbeat else None)
     builder = (
         ApplicationBuilder()
         .token(token)
         .context_types(ContextTypes(context=Context, bot_data=BotData))
         .concurrent_updates(updates)
-        .request(AiohttpRequest(HTTP_CONNECTIONS))
-        .get_updates_request(AiohttpRequest(1, on_ok=heartbeat.beat if heartbeat else None))
+        .request(request)
+        .get_updates_request(polling)
     )
     if base_url:
         builder = builder.base_url(base_url)
@@ -321,7 +326,17 @@ def build_app(
     parts = compose(
         app.bot, storage, cfg, workers=workers, pacing=pacing, timers=timers, process=process
     )
-    app.bot_data.rt = Runtime(parts, updates, answer_within)
+    # a press of junk is answered from the raw update, before PTB reads it (bot.intake)
+    answer_url = f"{app.bot.base_url}/answerCallbackQuery"
+
+    async def answer(query_id: str, text: str) -> None:
+        try:
+            await request.call(answer_url, {"callback_query_id": query_id, "text": text})
+        except Exception as e:  # a late or repeated answer: nothing else to do
+            log.info("a junk press's answer failed: %s", type(e).__name__)
+
+    polling.intake = intake = Intake(parts.router.budgets, answer)
+    app.bot_data.rt = Runtime(parts, updates, answer_within, intake)
     if webhook and heartbeat is not None:
         app.bot_data.heartbeat = heartbeat
     app.bot_data.memreport = memreport
