@@ -30,6 +30,8 @@ from yarl import URL
 if TYPE_CHECKING:
     from .intake import Intake
 
+# what the bot never reads of a message it sent or edited (bot.sender reads its id and file_ids)
+UNREAD = ("reply_markup", "entities", "caption_entities")
 UPLOAD_TIMEOUT = 30.0  # seconds to write an upload, and to read its answer (PTB's media: 20)
 
 
@@ -71,11 +73,16 @@ class AiohttpRequest(BaseRequest):
             )
 
     def parse_json_payload(self, payload: bytes) -> JSONDict:  # type: ignore[override]
-        """The answer's JSON; a getUpdates answer's updates through :attr:`intake` first."""
+        """The answer's JSON; a getUpdates answer's updates through :attr:`intake` first; a
+        message the bot sent or edited without its keyboard and text entities (the bot never
+        reads them back, and PTB would build an object of every button)."""
         data = BaseRequest.parse_json_payload(payload)
         result = data.get("result")
         if self.intake is not None and isinstance(result, list):
             data["result"] = self.intake.batch(result)
+        elif isinstance(result, dict) and "message_id" in result:
+            for unread in UNREAD:
+                result.pop(unread, None)
         return data
 
     async def call(self, url: str, fields: dict[str, str]) -> int:
