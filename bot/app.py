@@ -44,11 +44,12 @@ from renderers import clean_name, t
 from . import memreport
 from . import storage as S
 from .activity import TrackedUpdates
-from .answers import ANSWER_WITHIN_S, ANSWERING, by_query
+from .answers import ANSWER_WITHIN_S, ANSWERING, Call, by_query
 from .compose import Parts, compose, start
 from .health import HEARTBEAT_EVERY, Heartbeat
 from .intake import Intake
 from .logs import protect
+from .outbox import Answer
 from .pacing import Pacing
 from .request import AiohttpRequest
 from .router import Command, CommandCall, Members, Menu, Where
@@ -72,6 +73,7 @@ class Runtime:
     updates: TrackedUpdates
     answer_within: float | None = ANSWER_WITHIN_S  # a press answered at once after (answers)
     intake: Intake | None = None  # junk presses answered before PTB reads them (bot.intake)
+    answer_call: Call | None = None  # a press's answer as a plain call (None: through PTB)
 
     @property
     def storage(self) -> S.Storage:
@@ -237,7 +239,7 @@ async def on_button(update: Update, context: Context) -> None:
 
     # answered by the handler, or at once if the handler is slow to (bot.answers); by webhook
     # the answering began when the update arrived
-    answering = ANSWERING.get() or by_query(query, rt.answer_within)
+    answering = ANSWERING.get() or by_query(query, rt.answer_within, rt.answer_call)
     answer = await rt.parts.router.press(
         query.data,
         user_info(query.from_user),
@@ -326,17 +328,30 @@ def build_app(
     parts = compose(
         app.bot, storage, cfg, workers=workers, pacing=pacing, timers=timers, process=process
     )
-    # a press of junk is answered from the raw update, before PTB reads it (bot.intake)
+    # every press is answered by a plain call (a third of PTB's cost); a press of junk from
+    # the raw update, before PTB reads it (bot.intake)
     answer_url = f"{app.bot.base_url}/answerCallbackQuery"
 
-    async def answer(query_id: str, text: str) -> None:
+    async def answer_call(query_id: str, answer: Answer) -> None:
+        fields = {"callback_query_id": query_id}
+        if answer.text:
+            fields["text"] = answer.text[:200]
+        if answer.alert:
+            fields["show_alert"] = "true"
+        if answer.url is not None:
+            fields["url"] = answer.url
+        status = await request.call(answer_url, fields)
+        if status != 200:  # a late or repeated answer: the press was handled all the same
+            log.info("callback answer refused (HTTP %d)", status)
+
+    async def junk_answer(query_id: str, text: str) -> None:
         try:
-            await request.call(answer_url, {"callback_query_id": query_id, "text": text})
-        except Exception as e:  # a late or repeated answer: nothing else to do
+            await answer_call(query_id, Answer(text))
+        except Exception as e:  # the server out of reach: nothing else to do
             log.info("a junk press's answer failed: %s", type(e).__name__)
 
-    polling.intake = intake = Intake(parts.router.budgets, answer)
-    app.bot_data.rt = Runtime(parts, updates, answer_within, intake)
+    polling.intake = intake = Intake(parts.router.budgets, junk_answer)
+    app.bot_data.rt = Runtime(parts, updates, answer_within, intake, answer_call)
     if webhook and heartbeat is not None:
         app.bot_data.heartbeat = heartbeat
     app.bot_data.memreport = memreport

@@ -109,7 +109,8 @@ class WebhookServer:
             return web.Response(status=400)
         query = update.callback_query  # a press: answered soon after now (bot.answers)
         within = rt.answer_within if rt is not None else None
-        answering = by_query(query, within) if query is not None else None
+        call = rt.answer_call if rt is not None else None
+        answering = by_query(query, within, call) if query is not None else None
         ANSWERING.set(answering)
         seen = await self.seen.claim(update.update_id)
         if seen != Seen.NEW and answering is not None:
