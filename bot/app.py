@@ -350,7 +350,16 @@ def build_app(
         except Exception as e:  # the server out of reach: nothing else to do
             log.info("a junk press's answer failed: %s", type(e).__name__)
 
-    polling.intake = intake = Intake(parts.router.budgets, junk_answer)
+    def username() -> str | None:
+        try:
+            return app.bot.username
+        except RuntimeError:  # not yet asked of Telegram (getMe)
+            return None
+
+    router = parts.router
+    polling.intake = intake = Intake(
+        router.budgets, junk_answer, stories=router.stories, pins=router.pins, username=username
+    )
     app.bot_data.rt = Runtime(parts, updates, answer_within, intake, answer_call)
     if webhook and heartbeat is not None:
         app.bot_data.heartbeat = heartbeat

@@ -82,6 +82,12 @@ class StoryQueue:
             chat.worker = asyncio.get_running_loop().create_task(self._run(chat_id, chat))
         return True
 
+    def waits(self, chat_id: int, key: str) -> bool:
+        """Whether an answer of ``key`` waits in the chat's queue (not yet begun): a second one
+        would only take its place."""
+        chat = self._chats.get(chat_id)
+        return chat is not None and key in chat.waiting
+
     def pending(self, chat_id: int) -> int:
         chat = self._chats.get(chat_id)
         return chat.weight if chat is not None else 0

@@ -17,6 +17,7 @@ from bot.budget import Budgets, Rate
 from bot.buttons import Callback, Kind, LobbyOp
 from bot.intake import Intake, junk_key
 from bot.offline.simplayers import button_data, lobby_message
+from bot.storyqueue import StoryQueue
 
 LOBBY_GO = Callback(Kind.LOBBY, 7, 0, LobbyOp.GO).encode()
 
@@ -125,3 +126,49 @@ def count(w: World, monkeypatch: pytest.MonkeyPatch) -> tuple[list[object], list
 
         monkeypatch.setattr(storage, name, counted)
     return presses, reads
+
+
+def command(text: str, *, chat: int = -9, kind: str = "supergroup", **extra: Any) -> dict[str, Any]:
+    name = text.split()[0]
+    message: dict[str, Any] = {
+        "message_id": 3,
+        "date": 1,
+        "chat": {"id": chat, "type": kind},
+        "from": {"id": 42, "is_bot": False, "first_name": "x"},
+        "text": text,
+        "entities": [{"type": "bot_command", "offset": 0, "length": len(name)}],
+        **extra,
+    }
+    return {"update_id": 8, "message": message}
+
+
+async def test_a_story_command_whose_answer_waits_already_is_dropped_and_charged() -> None:
+    """A group's /replay while its /replay waits in the group's queue would only take its
+    place: dropped before PTB reads it, charged to the sender's and the group's budgets; any
+    other command, or one the queue does not hold, goes on as always."""
+    stories = StoryQueue(bound=100)
+    gate = asyncio.Event()
+    stories.submit(-9, "history:None:", 2, gate.wait)  # running: the queue is busy
+    stories.submit(-9, "replay:None:", 6, gate.wait)  # waiting
+    stories.submit(-9, "replay:77:", 6, gate.wait)  # waiting, in a forum topic
+    budgets = Budgets(user=Rate(per_s=0.001, burst=100), chat=Rate(per_s=0.001, burst=100))
+    intake = Intake(budgets, stories=stories, username=lambda: "gouji_bot")
+    await asyncio.sleep(0)
+    assert intake.take(command("/replay"))
+    assert intake.take(command("/REPLAY@Gouji_Bot 3"))
+    assert intake.take(command("/replay", message_thread_id=77, is_topic_message=True))
+    for other in (
+        command("/history"),  # running, not waiting: its repeat is queued again
+        command("/record"),  # nothing of it waits
+        command("/replay@other_bot"),
+        command("/replay", chat=-10),
+        command("/replay", chat=42, kind="private"),
+        command("/replay", sender_chat={"id": -9, "type": "supergroup"}),
+        command("/replay", message_thread_id=78, is_topic_message=True),
+        {"update_id": 9, "edited_message": command("/replay")["message"]},
+    ):
+        assert not intake.take(other), other
+    assert intake.repeats == 3
+    assert budgets.user._buckets[42][0] < 98 and budgets.chat._buckets[-9][0] < 98
+    gate.set()
+    await stories.close()
