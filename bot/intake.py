@@ -5,9 +5,10 @@ A press of junk — data the bot never made, or data the pressed message does no
 forged button, or one its message no longer shows) — is answered here from the update's raw
 JSON: no Telegram objects built, no handler looked up, no storage read, no table touched. It
 is charged to its presser alone (:meth:`bot.budget.Budgets.junk`); a presser within their
-budget gets the toast the router would give ("不是这个桌的按钮" / "已过时"), one over it no
-answer at all (Telegram stops the spinner by itself after a few seconds) — junk never costs a
-call beyond its presser's budget. Everything else goes on to PTB and the router as before, in
+budget and their allowance of answered junk (:func:`bot.budget.junk_rate`: a real player's
+stale taps) gets the toast the router would give ("这个按钮不认识" / "已过时"), one beyond
+them no answer at all (Telegram stops the spinner by itself after a few seconds) — a flood of
+junk costs few calls. Everything else goes on to PTB and the router as before, in
 its order; the router makes the same checks again for presses that reach it another way.
 
 A story command that would only take the place of the same answer already waiting in the

@@ -172,3 +172,16 @@ async def test_a_story_command_whose_answer_waits_already_is_dropped_and_charged
     assert budgets.user._buckets[42][0] < 98 and budgets.chat._buckets[-9][0] < 98
     gate.set()
     await stories.close()
+
+
+def test_junk_is_charged_to_its_presser_and_few_of_a_flood_are_answered() -> None:
+    """Ten junk presses at once: five answered (a real player's stale taps are told so), all
+    ten charged to the presser's own budget (their next command waits), none to the chat's."""
+    clock = [0.0]
+    budgets = Budgets(clock=lambda: clock[0])
+    answered = [budgets.junk(42) for _ in range(10)]
+    assert answered == [True] * 5 + [False] * 5
+    assert not budgets.spend(42, -9)  # the presser's budget is spent
+    assert budgets.spend(43, -9)  # the chat's is not
+    clock[0] += 2.0  # a sixth of the pace: one more answered after two seconds
+    assert budgets.junk(42) and not budgets.junk(42)
