@@ -100,10 +100,15 @@ class Intake:
 
     def take(self, update: dict[str, Any]) -> bool:
         """Whether ``update`` was a press of junk, answered (or not) here, or a story command
-        that changes nothing: then nothing else reads it."""
+        that changes nothing (:meth:`repeat`): then nothing else reads it."""
+        return self.junk_press(update) or self.repeat(update)
+
+    def junk_press(self, update: dict[str, Any]) -> bool:
+        """Whether ``update`` was a press of junk, answered (or not) here. Answering it twice
+        (the same update delivered again) changes nothing: Telegram refuses the second."""
         key = junk_key(update)
         if key is None:
-            return self._repeat(update)
+            return False
         query = update["callback_query"]
         user = query.get("from")
         user = user if isinstance(user, dict) else {}
@@ -126,9 +131,10 @@ class Intake:
             call.add_done_callback(self._calls.discard)
         return True
 
-    def _repeat(self, update: dict[str, Any]) -> bool:
-        """A group's story command whose answer already waits in its queue: charged to the
-        sender's and the group's budgets (bot.router.Router.allow), and dropped."""
+    def repeat(self, update: dict[str, Any]) -> bool:
+        """Whether ``update`` is a group's story command whose answer already waits in its
+        queue: then charged to the sender's and the group's budgets (bot.router.Router.allow),
+        and dropped."""
         if self.stories is None:
             return False
         name, chat_id, user_id, thread = _group_command(update, self.username)

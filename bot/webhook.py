@@ -101,7 +101,8 @@ class WebhookServer:
         if data is None:
             return web.Response(status=400)
         rt = self.app.bot_data.rt
-        if rt is not None and rt.intake is not None and rt.intake.take(data):
+        intake = rt.intake if rt is not None else None
+        if rt is not None and intake is not None and intake.junk_press(data):
             rt.updates.passed(data["update_id"])
             return web.Response(status=200)  # a press of junk: answered (or not) already
         update = read_update(data, self.app)
@@ -120,6 +121,12 @@ class WebhookServer:
             return web.Response(status=200)
         if seen == Seen.BUSY:  # being handled by another process (or request): later
             return web.Response(status=503)
+        if rt is not None and intake is not None and intake.repeat(data):
+            # a story command whose answer waits already: handled (once) by changing nothing
+            rt.updates.passed(update.update_id)
+            await self.seen.done(update.update_id)
+            self.handled += 1
+            return web.Response(status=200)
         processor = self.app.update_processor
         try:
             await processor.process_update(update, self.app.process_update(update))
