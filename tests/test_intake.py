@@ -7,6 +7,7 @@ webhook."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +186,28 @@ def test_junk_is_charged_to_its_presser_and_few_of_a_flood_are_answered() -> Non
     assert budgets.spend(43, -9)  # the chat's is not
     clock[0] += 2.0  # a sixth of the pace: one more answered after two seconds
     assert budgets.junk(42) and not budgets.junk(42)
+
+
+@pytest.mark.e2e
+async def test_by_webhook_a_dropped_repeat_counts_as_handled_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By webhook a story command whose answer waits already is dropped once its update is
+    claimed: delivered again later, when nothing waits any more, it is not handled then."""
+    from test_bot_isolation import command_update, post_raw
+
+    async with world(tmp_path, webhook=True) as w:
+        g = w.api.group(-5302, "钩子二")
+        (me,) = people(w, 1, base=770)
+        await open_and_seat(w, g, [me])
+        said = len(w.api.messages(g.id))
+        update = json.dumps(command_update(10**9 + 1, g, me, "/replay")).encode()
+        stories = w.parts.router.stories
+        monkeypatch.setattr(stories, "waits", lambda chat_id, key: True)  # one waits already
+        assert await post_raw(w, update) == 200
+        intake = w.app.bot_data.rt.intake
+        assert intake.repeats == 1
+        monkeypatch.undo()  # nothing waits now: handled for real, were it handled again
+        assert await post_raw(w, update) == 200
+        await w.settle()
+        assert len(w.api.messages(g.id)) == said  # no answer: handled once, by dropping it
