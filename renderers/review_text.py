@@ -6,8 +6,10 @@ points (Telegram HTML)::
     「老王 3个K」喆喆 没管：电脑会出 3个A，管上就能把牌权拿回来。
     后来 喆喆 被闷。（−4 分，胜率 −30%）
 
-The win chance is shown only when it is large and stable (``TurningPoint.win_sure``); a review
-whose budget ran out before its ranking settled is titled a demo (``Review.settled``)."""
+The win chance is shown only when it is large and stable (``TurningPoint.win_sure``); a near
+tie (``TurningPoint.tied``) is shown under a line saying those moves cost about the same and the
+computer cannot tell which cost more; a review whose budget ran out before its ranking settled
+is titled a demo (``Review.settled``)."""
 
 from __future__ import annotations
 
@@ -27,8 +29,9 @@ WIN_STEP = 5  # the win chance is shown in steps of 5%: its figure is an estimat
 
 def review_text(review: Review, names: Sequence[str], lang: str = "zh") -> str:
     """The whole review: a title (a demo's when the review did not settle), then each 联邦
-    named by its members with its turning points (or a line saying it made no clear
-    mistake). ``names`` are the players' names by seat."""
+    named by its members with its turning points — the settled ones, then a near tie's under
+    a line that says so — (or a line saying it made no clear mistake). ``names`` are the
+    players' names by seat."""
     cat = Catalog.load(lang)
     seen: set[str] = set()  # English terms explained once per message
     lines = [cat.text("review.title" if review.settled else "review.title.demo", seen)]
@@ -36,7 +39,12 @@ def review_text(review: Review, names: Sequence[str], lang: str = "zh") -> str:
         lines.append(cat.text("review.team", seen, team=team_names(side, names, lang)))
         if not points:
             lines.append(cat.text("review.none", seen))
-        lines += [turning_point_text(tp, names, lang, seen) for tp in points]
+        settled = [tp for tp in points if not tp.tied]
+        tied = [tp for tp in points if tp.tied]
+        lines += [turning_point_text(tp, names, lang, seen) for tp in settled]
+        if tied:
+            lines.append(cat.text("review.tie" if len(tied) > 1 else "review.tie.one", seen))
+            lines += [turning_point_text(tp, names, lang, seen) for tp in tied]
     return fit_message(lines, lang)
 
 

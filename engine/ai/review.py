@@ -15,10 +15,13 @@ Where the time goes (docs/review.md):
 - **Common random deals**: the rollouts of all actions of a decision share their seeds, so a
   cost is a mean of paired differences (the luck of the rest of the game cancels out).
 - **A short screen**: a few rollouts per action (:class:`Effort`); then only the best
-  alternative is kept.
-- **Sequential**: the decisions that may still enter or leave a team's :data:`SHOWN`
-  costliest (their confidence intervals overlap the cut, :data:`Z` standard errors) get
-  twice the rollouts, again and again, until the ranking is settled or a cap is reached.
+  alternatives are kept.
+- **Sequential**: the decisions whose line may still change (:func:`_doubtful`) get twice
+  the rollouts, again and again, until each team's lines are settled or a cap is reached.
+
+What is shown (:func:`_lines`): per team the settled lines — among its :data:`SHOWN`
+costliest, clearly a point or more and clearly apart from every decision not shown — and a
+near tie for the places left, shown as a tie (``TurningPoint.tied``), never as a firm pick.
 
 The seeds derive from a hash of the record and the decision, never from a clock or the
 caller's generator: the same record gives the same review, whatever the seed (``salt``
@@ -53,7 +56,9 @@ from .search import candidates
 STEPS_PER_SECOND = 17_000  # rollout decisions (or solver positions) a second of one busy core
 Z = 2.0  # standard errors of a cost's confidence interval
 MIN_POINTS = 1.0  # a decision that costs less (§10 points) is no turning point
-SHOWN = 2  # turning points per team
+SHOWN = 2  # turning points per team (places: a near tie for them is shown as a tie)
+TIED = 3  # a near tie names this many decisions at most
+SETTLED_SAMPLES = 32  # a settled line stands on this many rollouts at least (or is solved)
 LAST_CARDS = 6  # a seat with this many cards or fewer plays its last tricks
 WIN_SHOWN = 0.15  # the win chance lost is shown when it is this much still Z standard errors
 WIN_SAMPLES = 8  # below its estimate, on this many rollouts at least (or solved exactly)
@@ -94,7 +99,11 @@ class TurningPoint:
     For the message: ``win_sure`` when the win chance is large and stable enough to be shown;
     the play answered (``top_seat`` and ``top`` in notation; None and "" for a lead); and
     what became of the seat in the game (``outcome``: ``burned`` 被烧成, ``smothered`` 被闷,
-    ``burn_fail`` 诈烧, or ``out`` 走科, with its final ``rank`` 1..6, 0 if unknown)."""
+    ``burn_fail`` 诈烧, or ``out`` 走科, with its final ``rank`` 1..6, 0 if unknown).
+
+    ``tied``: one of a near tie (docs/review.md): the rollouts cannot tell whether it is among
+    the team's :data:`SHOWN` costliest or another of the tied ones is; the message says so.
+    Not tied: surely among them (its cost is clearly apart from every decision outside)."""
 
     index: int
     seat: int
@@ -110,6 +119,7 @@ class TurningPoint:
     top: str = ""
     outcome: str = "out"
     rank: int = 0
+    tied: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -127,6 +137,7 @@ class TurningPoint:
             "top": self.top,
             "outcome": self.outcome,
             "rank": self.rank,
+            "tied": self.tied,
         }
 
     @staticmethod
@@ -152,15 +163,18 @@ class TurningPoint:
             top=str(obj.get("top", "")),
             outcome=str(obj.get("outcome", "out")),
             rank=int(obj.get("rank", 0)),
+            tied=bool(obj.get("tied", False)),
         )
 
 
 @dataclass(frozen=True)
 class Review:
-    """A game's review: per team (A = seats 0 2 4, B = 1 3 5) at most :data:`SHOWN` turning
-    points, costliest first; and what was done: decisions in the record, those reviewed
-    (with an alternative, :func:`matters`), those valued again after the screen, those solved
-    exactly, rollouts made and the work spent (rollout decisions and solver positions).
+    """A game's review: per team (A = seats 0 2 4, B = 1 3 5) its turning points: at most
+    :data:`SHOWN` settled ones, costliest first, then the tied ones of a near tie for the
+    places left (at most :data:`TIED`, ``TurningPoint.tied``); and what was done: decisions
+    in the record, those reviewed (with an alternative, :func:`matters`), those valued again
+    after the screen, those solved exactly, rollouts made and the work spent (rollout
+    decisions and solver positions).
     ``settled``: the ranking was settled before the budget ran out (else the figures are
     those of a budget too small, and the message says it is a demo)."""
 
@@ -233,7 +247,12 @@ class _Point:
         pairs = list(zip(self.results[b], self.results[0], strict=True))
         diffs = [x - y for x, y in pairs]
         wins = [win_of(x) - win_of(y) for x, y in pairs]
-        return b, statistics.fmean(diffs), statistics.fmean(wins), _se(diffs), _se(wins)
+        lost, se = statistics.fmean(diffs), _se(diffs)
+        if not self.exact:
+            # a cost alike on each of a few rollouts is not known to the point: at least the
+            # spread of one of n rollouts turning out otherwise (docs/review.md)
+            se = max(se, abs(lost) / len(diffs))
+        return b, lost, statistics.fmean(wins), se, _se(wins)
 
     def bounds(self) -> tuple[float, float, float]:
         """(the cost, its lower and upper confidence bound)."""
@@ -459,22 +478,65 @@ def _narrow(p: _Point) -> None:
     p.results = [p.results[i] for i in keep]
 
 
+_Row = tuple[float, float, _Point]  # a decision's cost, its standard error, the decision
+
+
+def _ranked(points: Iterable[_Point], side: int) -> list[_Row]:
+    """Team ``side``'s decisions, costliest first."""
+    rows = [(c[1], c[3], p) for p in points if p.seat % 2 == side for c in (p.cost(),)]
+    rows.sort(key=lambda r: (-r[0], r[2].index))
+    return rows
+
+
+def _costly(row: _Row) -> bool:
+    """Clearly a cost: :data:`MIN_POINTS` at least, and :data:`Z` standard errors above 0."""
+    return row[0] >= MIN_POINTS and row[0] > Z * row[1]
+
+
+def _apart(a: _Row, b: _Row) -> bool:
+    """``a`` costs clearly more than ``b``: by :data:`Z` standard errors of the difference
+    (the rollouts of two decisions are independent)."""
+    return a[0] - b[0] > Z * math.hypot(a[1], b[1])
+
+
+def _settled(row: _Row, rest: Sequence[_Row]) -> bool:
+    """``row``'s line is settled: it costs :data:`MIN_POINTS` at least by :data:`Z` standard
+    errors, on :data:`SETTLED_SAMPLES` rollouts at least (or solved), and clearly more than
+    each of ``rest``."""
+    cost, se, p = row
+    enough = p.exact or p.n >= SETTLED_SAMPLES
+    return enough and cost - Z * se >= MIN_POINTS and all(_apart(row, r) for r in rest)
+
+
+def _lines(points: Iterable[_Point], side: int) -> tuple[list[_Row], list[_Row]]:
+    """What the review shows of team ``side`` (docs/review.md): the settled lines among its
+    :data:`SHOWN` costliest clearly costly decisions (:func:`_settled` against every decision
+    outside them), and for the places left a near tie: the costliest clearly costly decision
+    not settled and those not clearly cheaper than it (:data:`TIED` at most)."""
+    rows = _ranked(points, side)
+    costly = [r for r in rows if _costly(r)]
+    top = costly[:SHOWN]
+    rest = [r for r in rows if all(r[2] is not t[2] for t in top)]
+    firm = [t for t in top if _settled(t, rest)]
+    pool = [r for r in costly if all(r[2] is not f[2] for f in firm)]
+    if len(firm) == SHOWN or not pool:
+        return firm, []
+    return firm, [r for r in pool if not _apart(pool[0], r)][:TIED]
+
+
 def _doubtful(points: Iterable[_Point], side: int, most: int) -> list[_Point]:
-    """Team ``side``'s decisions whose place is not settled: in its :data:`SHOWN` costliest
-    or out of them, reported or not (:data:`MIN_POINTS`), as far as their confidence
-    intervals tell; when the cut is in doubt, the decisions at it and the ``most`` likeliest of
-    the others to enter it."""
-    rows = sorted(
-        ((p.bounds(), p) for p in points if p.seat % 2 == side),
-        key=lambda r: (-r[0][0], r[1].index),
-    )
+    """Team ``side``'s decisions whose line may still change with more rollouts: among the
+    :data:`SHOWN` costliest, those that may cost :data:`MIN_POINTS` (their upper bound) and are
+    not settled (:func:`_settled`); and the ``most`` likeliest of those outside to enter (the
+    highest upper bounds among those not clearly cheaper than one inside)."""
+    rows = _ranked(points, side)
     top, rest = rows[:SHOWN], rows[SHOWN:]
-    cut_in = max([MIN_POINTS, *(lo for (_, lo, _), _ in top[SHOWN - 1 : SHOWN])])
-    cut_out = max([MIN_POINTS, *(hi for (_, _, hi), _ in rest)])
-    inside = [p for (_, lo, hi), p in top if lo < cut_out and hi >= MIN_POINTS]
-    outside = [p for (_, _, hi), p in rest if hi >= cut_in]
-    outside.sort(key=lambda p: -p.bounds()[2])
-    return inside + outside[:most]
+    inside = [t[2] for t in top if t[0] + Z * t[1] >= MIN_POINTS and not _settled(t, rest)]
+    outside = [
+        r for r in rest if r[0] + Z * r[1] >= MIN_POINTS and not all(_apart(t, r) for t in top)
+    ]
+    outside.sort(key=lambda r: -(r[0] + Z * r[1]))
+    return inside + [r[2] for r in outside[:most]]
 
 
 def _fate(fates: _Fates, p: _Point) -> tuple[str, int]:
@@ -484,36 +546,35 @@ def _fate(fates: _Fates, p: _Point) -> tuple[str, int]:
 
 
 def _turning_points(points: Iterable[_Point], side: int, fates: _Fates) -> tuple[TurningPoint, ...]:
-    """Team ``side``'s costliest decisions, at most :data:`SHOWN`: a cost of at least
-    :data:`MIN_POINTS`, and (from rollouts) :data:`Z` standard errors."""
-    out: list[TurningPoint] = []
-    for p in points:
-        if p.seat % 2 != side:
-            continue
-        b, lost, win, se, win_se = p.cost()
-        if lost < MIN_POINTS or lost <= Z * se:
-            continue
-        n = 0 if p.exact else p.n
-        sure = p.exact or (n >= WIN_SAMPLES and win - Z * win_se >= WIN_SHOWN)
-        sure = sure and win >= WIN_SHOWN
-        outcome, rank = _fate(fates, p)
-        out.append(
-            TurningPoint(
-                p.index,
-                p.seat,
-                p.trick,
-                p.ask,
-                p.acts[0],
-                p.acts[b],
-                lost,
-                win,
-                n,
-                sure,
-                p.top_seat,
-                p.top,
-                outcome,
-                rank,
-            )
-        )
-    out.sort(key=lambda tp: (-tp.points, tp.index))
-    return tuple(out[:SHOWN])
+    """Team ``side``'s lines (:func:`_lines`): the settled ones, costliest first, then the
+    tied ones."""
+    firm, tied = _lines(points, side)
+    return tuple(
+        _turning_point(p, fates, tie)
+        for rows, tie in ((firm, False), (tied, True))
+        for _, _, p in rows
+    )
+
+
+def _turning_point(p: _Point, fates: _Fates, tied: bool) -> TurningPoint:
+    b, lost, win, _, win_se = p.cost()
+    n = 0 if p.exact else p.n
+    sure = p.exact or (n >= WIN_SAMPLES and win - Z * win_se >= WIN_SHOWN)
+    outcome, rank = _fate(fates, p)
+    return TurningPoint(
+        p.index,
+        p.seat,
+        p.trick,
+        p.ask,
+        p.acts[0],
+        p.acts[b],
+        lost,
+        win,
+        n,
+        sure and win >= WIN_SHOWN,
+        p.top_seat,
+        p.top,
+        outcome,
+        rank,
+        tied,
+    )

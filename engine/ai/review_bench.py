@@ -8,7 +8,10 @@ effort, other rollouts and a 60 s cap). ``--stability`` reviews each game again 
 seed, ``--resample`` with other rollouts (``salt``), and counts the games whose picks stay.
 
 The last line printed is JSON: ``cpu_s_median`` (CPU seconds a game), ``agreement`` (the
-share of places that agree with the reference), and the rest of the figures.
+share of places where the costliest decisions agree with the reference's), ``agreement_shown``
+(the same places, as the message shows them: a near tie agrees when it names the reference's
+pick), ``lines_shown`` and, with ``--resample``, ``resample_stable`` (the share of the lines
+shown that reappear with other rollouts), and the rest of the figures (docs/review.md).
 """
 
 from __future__ import annotations
@@ -50,8 +53,45 @@ def ai_game_record(rules: Rules, seed: int, levels: tuple[str, str] = ("normal",
 
 
 def picks(review: Review) -> list[list[int]]:
-    """The costliest :data:`PICKS` decisions of each team, by their index in the record."""
+    """The costliest :data:`PICKS` decisions of each team, by their index in the record (the
+    settled lines, then the costliest of a near tie: the team's costliest by the estimates)."""
     return [[tp.index for tp in side[:PICKS]] for side in review.teams]
+
+
+def lines(review: Review) -> list[tuple[list[int], list[int]]]:
+    """What each team's message shows: its settled lines and the decisions of its near tie."""
+    return [
+        ([tp.index for tp in side if not tp.tied], [tp.index for tp in side if tp.tied])
+        for side in review.teams
+    ]
+
+
+def agreeing_shown(
+    mine: Sequence[tuple[list[int], list[int]]], ref: Sequence[Sequence[int]]
+) -> int:
+    """Places (of :data:`PICKS` per team) where what a review shows agrees with the reference's
+    picks: a settled line the reference picked; a place left to a near tie whose decisions
+    include a reference pick (one place per pick); a place both left empty."""
+    n = 0
+    for (firm, tied), theirs in zip(mine, ref, strict=True):
+        firm = firm[:PICKS]
+        open_ = min(PICKS - len(firm), len(tied))
+        rest = [i for i in theirs if i not in firm]
+        n += len(set(firm) & set(theirs)) + min(open_, len(set(rest) & set(tied)))
+        n += min(PICKS - len(firm) - open_, PICKS - len(theirs))
+    return n
+
+
+def reappearing(mine: Sequence[tuple[list[int], list[int]]], other: Review) -> tuple[int, int]:
+    """(Lines a review shows, those that reappear in ``other``, the same game reviewed with
+    other rollouts): a settled line reappears when ``other`` names its decision (settled or
+    tied); a near tie, when ``other`` names one of its decisions."""
+    shown = again = 0
+    for (firm, tied), side in zip(mine, other.teams, strict=True):
+        named = {tp.index for tp in side}
+        shown += len(firm) + bool(tied)
+        again += len(set(firm) & named) + bool(set(tied) & named)
+    return shown, again
 
 
 def agreeing(mine: Sequence[Sequence[int]], ref: Sequence[Sequence[int]]) -> int:
@@ -157,8 +197,9 @@ def run(
         if (stored["seed"], stored["preset"]) == (seed, preset):
             refs = {int(row["game"]): row for row in stored["reviews"]}
     times: list[float] = []
-    agree = places = full = 0
+    agree = places = full = agree_shown = settled_ref = settled_seen = 0
     same = same_resampled = kept = 0
+    shown = again = named = named_again = firm = firm_again = ties = 0
     unsettled = 0
     for i in range(first, first + games):
         text = ai_game_record(rules, seed * DEAL_STRIDE + i)
@@ -172,6 +213,10 @@ def run(
         if ref is not None and ref["record_sha256"] == _digest(text):
             n = agreeing(picks(r), ref["picks"])
             agree, places, full = agree + n, places + 2 * PICKS, full + (n >= 3)
+            agree_shown += agreeing_shown(lines(r), ref["picks"])
+            for (settled, _), theirs in zip(lines(r), ref["picks"], strict=True):
+                settled_seen += len(settled)
+                settled_ref += len(set(settled) & set(theirs))
             extra += f", reference {ref['picks']}: {n} of {2 * PICKS}"
         if stability:
             other = review_game(text, budget_s, random.Random(f"other:{i}"), effort=effort)
@@ -181,15 +226,25 @@ def run(
             other = review_game(text, budget_s, salt=f"resample:{i}", effort=effort)
             same_resampled += agreeing(picks(other), picks(r)) == 2 * PICKS
             kept += agreeing(picks(other), picks(r))
-            extra += f", other rollouts {picks(other)}"
-        print(_line(i, spent, r, extra), flush=True)
+            extra += f", other rollouts {lines(other)}"
+            again += reappearing(lines(r), other)[1]
+            for (settled, tie), side in zip(lines(r), other.teams, strict=True):
+                names = {tp.index for tp in side}
+                named, named_again = (
+                    named + len(settled) + len(tie),
+                    named_again + len(names & {*settled, *tie}),
+                )
+                firm, firm_again = firm + len(settled), firm_again + len(names & set(settled))
+                ties += bool(tie)
+        shown += sum(len(settled) + bool(tie) for settled, tie in lines(r))
+        print(_line(i, spent, r, f", lines {lines(r)}{extra}"), flush=True)
         for side in r.teams:
             for tp in side:
                 print(
                     f"    seat {tp.seat} action {tp.index} (trick {tp.trick}, {tp.ask}): "
                     f"{tp.played} -> {tp.suggested}: -{tp.points:.1f} points, "
                     f"win -{100 * tp.win:.0f}%{'' if tp.win_sure else ' (not shown)'} "
-                    f"({tp.rollouts or 'exact'}), {tp.outcome}"
+                    f"({tp.rollouts or 'exact'}), {tp.outcome}{', tied' if tp.tied else ''}"
                 )
     figures: dict[str, Any] = {
         "games": games,
@@ -200,14 +255,25 @@ def run(
         "unsettled": unsettled,
         "reference_games": places // (2 * PICKS),
         "games_3_of_4": full,
+        "lines_shown": shown,
     }
     if stability:
         figures["same_picks_other_seed"] = same
     if resample:
         figures["same_picks_other_rollouts"] = same_resampled
         figures["places_kept_other_rollouts"] = round(kept / (2 * PICKS * games), 3)
+        # what the message shows, reviewed again with other rollouts (docs/review.md)
+        figures["settled_lines"] = firm
+        figures["settled_again"] = round(firm_again / firm, 3) if firm else None
+        figures["tie_lines"] = ties
+        figures["named"] = named
+        figures["named_again"] = round(named_again / named, 3) if named else None
+        figures["resample_stable"] = round(again / shown, 3) if shown else None
     figures["cpu_s_median"] = round(statistics.median(times), 2)
     figures["agreement"] = round(agree / places, 3) if places else None
+    figures["agreement_shown"] = round(agree_shown / places, 3) if places else None
+    # the settled lines (of games with a reference) that the reference picks too
+    figures["settled_in_reference"] = round(settled_ref / settled_seen, 3) if settled_seen else None
     print(json.dumps(figures))
     return 0
 
