@@ -21,6 +21,10 @@ class TrackedUpdates(SimpleUpdateProcessor):
         self.in_hand = 0  # updates whose handlers have not finished
         self.newest = 0  # the newest update_id taken in hand
 
+    def passed(self, update_id: int) -> None:
+        """An update answered before PTB read it (bot.intake): handled all the same."""
+        self.newest = max(self.newest, update_id)
+
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         self.in_hand += 1
         if isinstance(update, Update):

@@ -36,12 +36,21 @@ ANSWERING: contextvars.ContextVar[Answering | None] = contextvars.ContextVar(
 _CALLS: set[asyncio.Task[None]] = set()  # answers made at once, under way
 
 
-def by_query(query: CallbackQuery, within: float | None) -> Answering:
-    """The answering of the press ``query``: its answer straight to the Bot API."""
+# a press's answer as a plain call (callback query id, the answer), without PTB's objects
+Call = Callable[[str, Answer], Coroutine[Any, Any, None]]
+
+
+def by_query(query: CallbackQuery, within: float | None, call: Call | None = None) -> Answering:
+    """The answering of the press ``query``: its answer straight to the Bot API — by ``call``
+    (a plain call: bot.app) when given, else through PTB."""
 
     async def send(answer: Answer) -> None:
         try:
-            await query.answer(answer.text[:200] or None, show_alert=answer.alert, url=answer.url)
+            if call is not None:
+                await call(query.id, answer)
+            else:
+                text = answer.text[:200] or None
+                await query.answer(text, show_alert=answer.alert, url=answer.url)
         except Exception as e:  # a late or repeated answer: the press was handled all the same
             log.info("callback answer failed: %s", type(e).__name__)
 

@@ -44,10 +44,12 @@ from renderers import clean_name, t
 from . import memreport
 from . import storage as S
 from .activity import TrackedUpdates
-from .answers import ANSWER_WITHIN_S, ANSWERING, by_query
+from .answers import ANSWER_WITHIN_S, ANSWERING, Call, by_query
 from .compose import Parts, compose, start
 from .health import HEARTBEAT_EVERY, Heartbeat
+from .intake import Intake
 from .logs import protect
+from .outbox import Answer
 from .pacing import Pacing
 from .request import AiohttpRequest
 from .router import Command, CommandCall, Members, Menu, Where
@@ -70,6 +72,8 @@ class Runtime:
     parts: Parts
     updates: TrackedUpdates
     answer_within: float | None = ANSWER_WITHIN_S  # a press answered at once after (answers)
+    intake: Intake | None = None  # junk presses answered before PTB reads them (bot.intake)
+    answer_call: Call | None = None  # a press's answer as a plain call (None: through PTB)
 
     @property
     def storage(self) -> S.Storage:
@@ -97,6 +101,7 @@ class Runtime:
             or not self.sender.idle()
             or self.timers.busy(soon)
             or not self.parts.router.stories.idle()
+            or (self.intake is not None and not self.intake.idle())
         )
 
 
@@ -234,7 +239,7 @@ async def on_button(update: Update, context: Context) -> None:
 
     # answered by the handler, or at once if the handler is slow to (bot.answers); by webhook
     # the answering began when the update arrived
-    answering = ANSWERING.get() or by_query(query, rt.answer_within)
+    answering = ANSWERING.get() or by_query(query, rt.answer_within, rt.answer_call)
     answer = await rt.parts.router.press(
         query.data,
         user_info(query.from_user),
@@ -300,13 +305,15 @@ def build_app(
     protect(token)  # no log line shows it from here on
     # aiohttp instead of PTB's httpx (bot/request.py): a tenth of the CPU per call
     updates = TrackedUpdates()
+    request = AiohttpRequest(HTTP_CONNECTIONS)
+    polling = AiohttpRequest(1, on_ok=heartbeat.beat if heartbeat else None)
     builder = (
         ApplicationBuilder()
         .token(token)
         .context_types(ContextTypes(context=Context, bot_data=BotData))
         .concurrent_updates(updates)
-        .request(AiohttpRequest(HTTP_CONNECTIONS))
-        .get_updates_request(AiohttpRequest(1, on_ok=heartbeat.beat if heartbeat else None))
+        .request(request)
+        .get_updates_request(polling)
     )
     if base_url:
         builder = builder.base_url(base_url)
@@ -321,7 +328,39 @@ def build_app(
     parts = compose(
         app.bot, storage, cfg, workers=workers, pacing=pacing, timers=timers, process=process
     )
-    app.bot_data.rt = Runtime(parts, updates, answer_within)
+    # every press is answered by a plain call (a third of PTB's cost); a press of junk from
+    # the raw update, before PTB reads it (bot.intake)
+    answer_url = f"{app.bot.base_url}/answerCallbackQuery"
+
+    async def answer_call(query_id: str, answer: Answer) -> None:
+        fields = {"callback_query_id": query_id}
+        if answer.text:
+            fields["text"] = answer.text[:200]
+        if answer.alert:
+            fields["show_alert"] = "true"
+        if answer.url is not None:
+            fields["url"] = answer.url
+        status = await request.call(answer_url, fields)
+        if status != 200:  # a late or repeated answer: the press was handled all the same
+            log.info("callback answer refused (HTTP %d)", status)
+
+    async def junk_answer(query_id: str, text: str) -> None:
+        try:
+            await answer_call(query_id, Answer(text))
+        except Exception as e:  # the server out of reach: nothing else to do
+            log.info("a junk press's answer failed: %s", type(e).__name__)
+
+    def username() -> str | None:
+        try:
+            return app.bot.username
+        except RuntimeError:  # not yet asked of Telegram (getMe)
+            return None
+
+    router = parts.router
+    polling.intake = intake = Intake(
+        router.budgets, junk_answer, stories=router.stories, pins=router.pins, username=username
+    )
+    app.bot_data.rt = Runtime(parts, updates, answer_within, intake, answer_call)
     if webhook and heartbeat is not None:
         app.bot_data.heartbeat = heartbeat
     app.bot_data.memreport = memreport

@@ -52,6 +52,13 @@ class Budget:
         self._swept = now
 
 
+def junk_rate(user: Rate) -> Rate:
+    """How many of one person's junk presses are answered: a sixth of their budget's pace,
+    half its burst (three at least) — a real player's stale taps are told so, a flooder's
+    mostly are not (Telegram stops the spinner by itself)."""
+    return Rate(per_s=user.per_s / 6, burst=max(3, user.burst // 2))
+
+
 class Budgets:
     """A user's and a chat's budgets together: both are spent, or neither counts."""
 
@@ -60,6 +67,7 @@ class Budgets:
     ) -> None:
         self.user = Budget(user, clock)
         self.chat = Budget(chat, clock)
+        self.junk_answers = Budget(junk_rate(user), clock)  # answers to junk presses
 
     def spend(self, user_id: int, chat_id: int | None) -> bool:
         if not self.user.spend(user_id):
@@ -69,5 +77,6 @@ class Budgets:
     def junk(self, user_id: int) -> bool:
         """A press of junk (data that does not decode, or that its message does not carry):
         charged to its presser alone, never to the chat — three members pressing junk never
-        slow a real player's tap. False: the presser is over their budget."""
-        return self.user.spend(user_id)
+        slow a real player's tap. False: the presser is over their budget, or over the junk
+        presses of theirs that are answered (:func:`junk_rate`): no answer."""
+        return self.user.spend(user_id) and self.junk_answers.spend(user_id)

@@ -8,19 +8,30 @@ bursts of presses, most of each answer's wait.
 
 Same contract as PTB's ``HTTPXRequest``: ``do_request`` returns the status and body; timeouts
 raise ``TimedOut``, other transport failures ``NetworkError``; proxies come from the
-environment (``HTTPS_PROXY``, ``NO_PROXY``) as with httpx.
+environment (``HTTPS_PROXY``, ``NO_PROXY``) as with httpx — looked up once per host, not per
+call (aiohttp's ``trust_env`` looks up the proxy and ``~/.netrc`` in a thread for every call:
+two trips through a thread pool and back into the event loop for each answer of a press).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
+from typing import TYPE_CHECKING
 
 import aiohttp
+from aiohttp.helpers import get_env_proxy_for_url
 from telegram._utils.defaultvalue import DefaultValue
-from telegram._utils.types import ODVInput
+from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
+from yarl import URL
 
+if TYPE_CHECKING:
+    from .intake import Intake
+
+# what the bot never reads of a message it sent or edited (bot.sender reads its id and file_ids)
+UNREAD = ("reply_markup", "entities", "caption_entities")
 UPLOAD_TIMEOUT = 30.0  # seconds to write an upload, and to read its answer (PTB's media: 20)
 
 
@@ -45,6 +56,10 @@ class AiohttpRequest(BaseRequest):
         self._connect = connect_timeout
         self._pool = pool_timeout
         self._session: aiohttp.ClientSession | None = None
+        # getUpdates: its answer's updates looked at before PTB reads them (bot.intake)
+        self.intake: Intake | None = None
+        # scheme://host → the environment's proxy for it and its credentials (None: direct)
+        self._proxies: dict[str, tuple[URL | None, aiohttp.BasicAuth | None]] = {}
 
     @property
     def read_timeout(self) -> float | None:
@@ -55,8 +70,51 @@ class AiohttpRequest(BaseRequest):
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.connections),
                 headers={"User-Agent": self.USER_AGENT},
-                trust_env=True,
             )
+
+    def parse_json_payload(self, payload: bytes) -> JSONDict:  # type: ignore[override]
+        """The answer's JSON; a getUpdates answer's updates through :attr:`intake` first; a
+        message the bot sent or edited without its keyboard and text entities (the bot never
+        reads them back, and PTB would build an object of every button)."""
+        data = BaseRequest.parse_json_payload(payload)
+        result = data.get("result")
+        if self.intake is not None and isinstance(result, list):
+            data["result"] = self.intake.batch(result)
+        elif isinstance(result, dict) and "message_id" in result:
+            for unread in UNREAD:
+                result.pop(unread, None)
+        return data
+
+    async def call(self, url: str, fields: dict[str, str]) -> int:
+        """A plain call (form fields in, the status out), without PTB: a junk press's answer
+        (bot.intake) costs the event loop as little as a call can."""
+        session = self._session
+        if session is None or session.closed:
+            raise RuntimeError("AiohttpRequest is not initialized")
+        proxy, proxy_auth = self.proxy(url)
+        timeout = aiohttp.ClientTimeout(total=sum(p or 0.0 for p in (self._pool, self._read)))
+        try:
+            async with session.post(
+                url, data=fields, timeout=timeout, proxy=proxy, proxy_auth=proxy_auth
+            ) as response:
+                await response.read()
+                return response.status
+        except TimeoutError as e:
+            raise TimedOut from e
+        except aiohttp.ClientError as e:  # the kind only: the URL holds the token
+            raise NetworkError(f"aiohttp.{type(e).__name__}") from e
+
+    def proxy(self, url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
+        """The environment's proxy for ``url`` (``HTTPS_PROXY``, ``NO_PROXY``), looked up
+        once for its scheme and host."""
+        origin = url[: url.find("/", url.find("//") + 2)]
+        found = self._proxies.get(origin)
+        if found is None:
+            found = (None, None)
+            with suppress(LookupError):  # none for it, or it bypasses the proxy
+                found = get_env_proxy_for_url(URL(url))
+            self._proxies[origin] = found
+        return found
 
     async def shutdown(self) -> None:
         session, self._session = self._session, None
@@ -108,8 +166,11 @@ class AiohttpRequest(BaseRequest):
                 data = form
             else:
                 data = request_data.json_parameters
+        proxy, proxy_auth = self.proxy(url)
         try:
-            async with session.request(method, url, data=data, timeout=timeout) as response:
+            async with session.request(
+                method, url, data=data, timeout=timeout, proxy=proxy, proxy_auth=proxy_auth
+            ) as response:
                 body = await response.read()
                 if response.status == 200 and self.on_ok is not None:
                     self.on_ok()

@@ -35,6 +35,9 @@ COSTS: dict[str, int] = {
 }
 BOUND = 12  # a chat's queue, running answer included (two /replays, or a /replay and two /stats)
 DELIVERY_WAIT_S = 120.0  # at most this long for an answer's messages before the next answer
+# how often a chat's queue looks whether its answer's messages went out (a group's messages go
+# one per 3 s: a quarter second more is nothing, and a flooded group's queue wakes seldom)
+DELIVERY_POLL_S = 0.25
 # set while a story answer runs: what it posts goes after the game's messages (bot.sender)
 LATER: contextvars.ContextVar[bool] = contextvars.ContextVar("story_later", default=False)
 
@@ -79,6 +82,12 @@ class StoryQueue:
             chat.worker = asyncio.get_running_loop().create_task(self._run(chat_id, chat))
         return True
 
+    def waits(self, chat_id: int, key: str) -> bool:
+        """Whether an answer of ``key`` waits in the chat's queue (not yet begun): a second one
+        would only take its place."""
+        chat = self._chats.get(chat_id)
+        return chat is not None and key in chat.waiting
+
     def pending(self, chat_id: int) -> int:
         chat = self._chats.get(chat_id)
         return chat.weight if chat is not None else 0
@@ -108,7 +117,7 @@ class StoryQueue:
         """Until the answer's messages went out (the queue holds the rest back meanwhile)."""
         end = time.monotonic() + DELIVERY_WAIT_S
         while self.waiting(chat_id) > 0 and time.monotonic() < end:
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(DELIVERY_POLL_S)
 
     async def close(self) -> None:
         for chat in self._chats.values():

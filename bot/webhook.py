@@ -16,7 +16,7 @@ import hmac
 import json
 import logging
 import signal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 from telegram import Update
@@ -36,6 +36,12 @@ def parse_update(body: bytes, app: GoujiApp) -> Update | None:
     """The update a webhook body carries, or None for anything else (the answer is 400, never
     a traceback): not JSON, nested beyond reason, not an object, no integer ``update_id``,
     or an object Telegram's types do not read."""
+    data = update_json(body)
+    return None if data is None else read_update(data, app)
+
+
+def update_json(body: bytes) -> dict[str, Any] | None:
+    """A webhook body's update as JSON, or None when it is not one (see :func:`parse_update`)."""
     try:
         data = json.loads(body)
     except (ValueError, RecursionError):
@@ -45,6 +51,11 @@ def parse_update(body: bytes, app: GoujiApp) -> Update | None:
     update_id = data.get("update_id")
     if not isinstance(update_id, int) or isinstance(update_id, bool) or update_id < 0:
         return None
+    return data
+
+
+def read_update(data: dict[str, Any], app: GoujiApp) -> Update | None:
+    """Telegram's types of an update's JSON, or None when they do not read it."""
     try:
         return Update.de_json(data, app.bot)
     except Exception:  # a malformed part (a field of the wrong type)
@@ -86,13 +97,21 @@ class WebhookServer:
         if not hmac.compare_digest(given, self.secret):
             log.warning("a webhook request without the secret token was refused")
             return web.Response(status=403)
-        update = parse_update(await request.read(), self.app)
+        data = update_json(await request.read())
+        if data is None:
+            return web.Response(status=400)
+        rt = self.app.bot_data.rt
+        intake = rt.intake if rt is not None else None
+        if rt is not None and intake is not None and intake.junk_press(data):
+            rt.updates.passed(data["update_id"])
+            return web.Response(status=200)  # a press of junk: answered (or not) already
+        update = read_update(data, self.app)
         if update is None:
             return web.Response(status=400)
         query = update.callback_query  # a press: answered soon after now (bot.answers)
-        rt = self.app.bot_data.rt
         within = rt.answer_within if rt is not None else None
-        answering = by_query(query, within) if query is not None else None
+        call = rt.answer_call if rt is not None else None
+        answering = by_query(query, within, call) if query is not None else None
         ANSWERING.set(answering)
         seen = await self.seen.claim(update.update_id)
         if seen != Seen.NEW and answering is not None:
@@ -102,6 +121,12 @@ class WebhookServer:
             return web.Response(status=200)
         if seen == Seen.BUSY:  # being handled by another process (or request): later
             return web.Response(status=503)
+        if rt is not None and intake is not None and intake.repeat(data):
+            # a story command whose answer waits already: handled (once) by changing nothing
+            rt.updates.passed(update.update_id)
+            await self.seen.done(update.update_id)
+            self.handled += 1
+            return web.Response(status=200)
         processor = self.app.update_processor
         try:
             await processor.process_update(update, self.app.process_update(update))

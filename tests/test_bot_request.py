@@ -5,6 +5,7 @@ whose message does not quote the URL (the token is in it)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import AsyncIterator
 from typing import Any
@@ -104,3 +105,58 @@ async def test_a_slow_server_times_out_and_a_missing_one_is_a_network_error(
         await request.shutdown()
     with pytest.raises(RuntimeError):  # used after shutdown: a clear error, not a hang
         await request.do_request(f"{base}/getMe", "POST")
+
+
+async def test_the_environments_proxy_is_used_and_looked_up_once_per_host(
+    server: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HTTP(S)_PROXY and NO_PROXY are honoured as httpx would, read once per host — never a
+    trip through a thread for each call (aiohttp's ``trust_env`` makes two a call)."""
+    import bot.request as R
+
+    base, seen = server
+    origin = base.split("/bot", 1)[0]  # the test server plays the proxy
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", origin)
+    monkeypatch.setenv("NO_PROXY", "bypassed.test")
+    looked: list[str] = []
+    from aiohttp.helpers import get_env_proxy_for_url as real
+
+    def lookup(url: Any) -> Any:
+        looked.append(str(url.host))
+        return real(url)
+
+    monkeypatch.setattr(R, "get_env_proxy_for_url", lookup, raising=True)
+    request = AiohttpRequest(2)
+    await request.initialize()
+    try:
+        for method in ("getMe", "sendMessage", "answerCallbackQuery"):
+            status, _ = await request.do_request(
+                f"http://api.example.test/bot{TOKEN}/{method}", "POST", RequestData([])
+            )
+            assert status == 200  # reached the "proxy"
+        assert request.proxy(f"http://bypassed.test/bot{TOKEN}/getMe") == (None, None)
+    finally:
+        await request.shutdown()
+    assert len(seen) == 3
+    assert looked == ["api.example.test", "bypassed.test"]
+
+
+def test_a_sent_messages_keyboard_is_not_read_back_but_an_updates_is() -> None:
+    """A sent or edited message comes back without its keyboard and entities (the bot never
+    reads them, and PTB would build an object of every button); an update keeps them (a press
+    is checked against its message's own keyboard)."""
+    from bot.budget import Budgets
+    from bot.intake import Intake
+
+    keyboard = {"inline_keyboard": [[{"text": "出", "callback_data": "h1.1.p"}]]}
+    sent = {"message_id": 5, "date": 1, "chat": {"id": 1, "type": "private"}, "text": "牌"}
+    body = {"ok": True, "result": {**sent, "reply_markup": keyboard, "entities": []}}
+    calls = AiohttpRequest(1)
+    assert calls.parse_json_payload(json.dumps(body).encode())["result"] == sent
+    polling = AiohttpRequest(1)
+    polling.intake = Intake(Budgets())
+    update = {"update_id": 3, "message": {**sent, "reply_markup": keyboard}}
+    answer = {"ok": True, "result": [update]}
+    assert polling.parse_json_payload(json.dumps(answer).encode())["result"] == [update]
