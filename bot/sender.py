@@ -280,7 +280,10 @@ class Sender:
         pace = self.pacing.interval(chat_id)
         if pace > 0:
             await asyncio.sleep(pace)
-        await self.pace.turn(level(chat_id))
+        # named by its chat: a question posted meanwhile moves it up (Pace.hurry) — at the
+        # private level it waited behind every table's questions while the chat's edits, the
+        # asked player's taps among them, waited behind it (the bench's stalls at action 6)
+        await self.pace.turn(level(chat_id), chat_id)
         try:
             await self._call(chat_id, lambda: self.bot.delete_message(chat_id, message_id))
         except BadRequest:

@@ -120,6 +120,22 @@ def _why(
         "asked": asked,  # seats with a question shown to them (none: nobody was asked)
         "group_last_call": _last_call(api, group.id, now),
         "players_last_call": [_last_call(api, p.user.id, now) for p in players],
+        # what the asked were answered and shown: a press refused, and why
+        "asked_saw": {i: _saw(api, players[i]) for i in asked},
+    }
+
+
+def _saw(api: LocalBotApi, player: SimPlayer) -> dict[str, Any]:
+    """The question an asked player sees (its text's end, its buttons) and the bot's answers
+    to their last presses."""
+    msg = player.hand_message()
+    answers = api.world.answers.get(player.user.id, [])[-8:]
+    return {
+        "question": msg.plain[-160:] if msg is not None else None,
+        "buttons": [b.callback_data for b in msg.buttons] if msg is not None else [],
+        "answers": [f"{'alert ' if a.show_alert else ''}{a.text}" for a in answers],
+        "pressed": player.pressed,
+        "messages": [(m.message_id, m.edits) for m in api.messages(player.user.id)][-4:],
     }
 
 

@@ -60,6 +60,7 @@ class SimPlayer:
         self.hints = hints
         self.follow = follow
         self.presses = 0
+        self.pressed: list[str] = []  # the last presses' callback data (a stalled table's why)
         self._plan: list[HandOp] = []
         self._seen: tuple[int, int] | None = None
         self._seen_at = 0.0
@@ -78,6 +79,7 @@ class SimPlayer:
             return False
         await self.user.press(msg, data=data)
         self.presses += 1
+        self.pressed = [*self.pressed[-7:], f"{data}@{msg.message_id}.{msg.edits}"]
         return True
 
     async def _tap(self, msg: SentMessage, cb: Callback) -> bool:
