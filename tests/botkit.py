@@ -170,6 +170,13 @@ async def open_and_seat(w: World, group: SimGroup, users: list[SimUser]) -> None
         await press_lobby(w.api, group, u, LobbyOp.SIT, seat)
 
 
+async def join_and_start(w: World, group: SimGroup, user: SimUser) -> None:
+    """``user`` joins the group quietly and starts the bot in private (seated nowhere)."""
+    group.join_quietly(user)
+    await user.send("/start")
+    await w.settle()
+
+
 async def start(w: World, group: SimGroup, opener: SimUser) -> None:
     await press_lobby(w.api, group, opener, LobbyOp.GO)
     await w.settle()

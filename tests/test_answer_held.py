@@ -10,7 +10,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from botkit import World, open_and_seat, people, world
+from botkit import World, join_and_start, open_and_seat, people, world
 
 from bot.buttons import LobbyOp
 from bot.offline.localapi import SimGroup, SimUser
@@ -27,9 +27,7 @@ async def _one_seated_one_coming(w: World, chat_id: int) -> tuple[SimGroup, SimU
     group = w.api.group(chat_id, "另一个进程")
     me, you = people(w, 2)
     await open_and_seat(w, group, [me])
-    group.join_quietly(you)
-    await you.send("/start")
-    await w.settle()
+    await join_and_start(w, group, you)
     table = runtime(w.app).parts.tables.at(group.id, None)
     assert table is not None
     return group, you, table

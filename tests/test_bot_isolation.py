@@ -12,7 +12,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from botkit import World, open_and_seat, people, world
+from botkit import World, join_and_start, open_and_seat, people, world
 
 from bot.buttons import Callback, Kind, LobbyOp, StoryOp
 from bot.offline.localapi import SimGroup, SimUser
@@ -176,9 +176,7 @@ async def test_forged_data_on_the_bots_own_messages_changes_nothing(tmp_path: Pa
         g = w.api.group(-5103, "伪造")
         owner, member = people(w, 2, base=720)
         await open_and_seat(w, g, [owner])
-        g.join_quietly(member)
-        await member.send("/start")
-        await w.settle()
+        await join_and_start(w, g, member)
         lobby = lobby_message(w.api, g)
         before = (lobby.plain, [b.callback_data for b in lobby.buttons])
         page = Callback(Kind.SETTINGS, 0, 0, SettingsOp.PAGE, "4").encode()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from botkit import World, open_and_seat, people, world
+from botkit import World, join_and_start, open_and_seat, people, world
 
 from bot.budget import Budgets, Rate
 from bot.buttons import Callback, Kind, LobbyOp
@@ -83,9 +83,7 @@ async def test_a_junk_press_touches_no_handler_and_no_storage(
         g = w.api.group(-5301, "垃圾二")
         owner, flooder = people(w, 2, base=760)
         await open_and_seat(w, g, [owner])
-        g.join_quietly(flooder)
-        await flooder.send("/start")
-        await w.settle()
+        await join_and_start(w, g, flooder)
         presses, reads = count(w, monkeypatch)
         lobby = lobby_message(w.api, g)
         for data in ("x", "", LOBBY_GO, "o1.0.G"):  # junk, junk, not on the lobby, junk
