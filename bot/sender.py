@@ -38,6 +38,7 @@ from .workers import Workers
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 RETRY_S = 0.5  # a chat's delivery interrupted (its lease, its outbox unreadable): tried again
+RETRIES = 20  # so many times in a row at most (10 s): then its worker ends till the next message
 
 
 @dataclass(slots=True)
@@ -155,6 +156,7 @@ class Sender:
 
     # -- delivering ----------------------------------------------------------------------------
     async def _run(self, chat_id: int, chat: ChatQueue) -> None:
+        failed = 0
         try:
             while chat.queue:
                 try:
@@ -164,9 +166,15 @@ class Sender:
                                 self._shown.pop(slot, None)
                                 self._pictures.pop(slot, None)
                         await self._send_queue(chat_id, chat, turn)
+                    failed = 0
                 except Exception as e:  # the database away a moment (several processes)
                     # the chat's worker goes on: ended here, what waits in its queue would
-                    # wait until the chat's next message (a question never sent)
+                    # wait until the chat's next message (a question never sent); a fault
+                    # that stays is no reason to spin: after RETRIES the worker ends
+                    failed += 1
+                    if failed > RETRIES:
+                        log.exception("delivery to chat %d stopped after %d tries", chat_id, failed)
+                        return
                     log.warning("delivery to chat %d interrupted (%r): tried again", chat_id, e)
                     await asyncio.sleep(RETRY_S)
         finally:

@@ -9,6 +9,7 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from telegram import Chat, Message
 from telegram.error import ChatMigrated, TimedOut
 
@@ -18,7 +19,7 @@ from bot.handkeys import auto_row, hand_button
 from bot.outbox import Out, Slot, SlotKind
 from bot.pacing import GROUP, PRIVATE, QUESTION, Pace, Pacing, Window, asks
 from bot.queues import Queues
-from bot.sender import Sender
+from bot.sender import RETRIES, Sender
 from bot.uploads import Uploads
 
 
@@ -290,6 +291,28 @@ async def test_a_delivery_interrupted_by_the_database_is_tried_again() -> None:
     sender.post(Out(7, "轮到你出牌", slot=Slot(1, SlotKind.HAND, 0), new=True))
     await sender.drain(timeout=5.0)
     assert bot.calls == [("send", 7, "轮到你出牌")]
+    await sender.close()
+
+
+async def test_a_delivery_that_keeps_failing_is_not_tried_for_ever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fault that stays (not the database away a moment) ends the chat's worker after
+    RETRIES tries in a row: no endless loop of tries; the message waits in its queue."""
+    monkeypatch.setattr("bot.sender.RETRY_S", 0.0)
+    bot = FakeBot()
+    sender = sender_of(bot)
+    tries: list[int] = []
+
+    def broken(chat_id: int, chat: Any, forget: Any) -> Any:
+        tries.append(chat_id)
+        raise ConnectionError("never back")
+
+    sender.deployment.delivering = broken  # type: ignore[method-assign]
+    sender.post(Out(7, "轮到你出牌", slot=Slot(1, SlotKind.HAND, 0), new=True))
+    for _ in range(200):
+        await asyncio.sleep(0)
+    assert len(tries) == RETRIES + 1 and bot.calls == []
     await sender.close()
 
 
