@@ -1,10 +1,15 @@
-"""What the bot keeps about each chat for pins and the table's sight (bot.pins) leaves memory:
-never a record for a private chat, a table's when its game ends, a chat's once worth nothing."""
+"""What the bot keeps about each chat leaves memory: for pins and the table's sight (bot.pins)
+never a record for a private chat, a table's when its game ends, a chat's once worth nothing;
+PTB's record of the chats and users updates came from (for a persistence not used) none."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
+
+import pytest
+from botkit import open_and_seat, people, world
 
 from bot.outbox import Slot, SlotKind
 from bot.pins import DELETE, RIGHTS_KEPT_S, SIGHT_KEPT_S, SWEEP_EVERY, Pins, act_out, deliver_act
@@ -77,3 +82,13 @@ def test_records_made_sweep_now_and_then() -> None:
     now[0] += RIGHTS_KEPT_S
     pins.chat(-1)  # the SWEEP_EVERY-th: the stale ones go first
     assert set(pins.chats) == {-1}
+
+
+@pytest.mark.e2e
+async def test_ptb_keeps_no_record_of_the_chats_updates_came_from(tmp_path: Path) -> None:
+    async with world(tmp_path) as w:
+        group = w.api.group(-1003, "牌友群", admins=[w.api.bot_id])
+        await open_and_seat(w, group, people(w, 2))
+        await w.settle()
+        assert not w.app._chat_ids_to_be_updated_in_persistence
+        assert not w.app._user_ids_to_be_updated_in_persistence
