@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from engine.rules import Rules
 from renderers.i18n import Catalog
 
-from .trim import _libc
+from .trim import _libc, trim
 
 if TYPE_CHECKING:
     from .compose import Parts
@@ -70,7 +70,9 @@ def _table_parts(parts: Parts) -> dict[str, Callable[[], Sequence[object]]]:
 
 
 def report(parts: Parts) -> dict[str, Any]:
-    """Bytes by owner, and how many tables this process holds."""
+    """Bytes by owner, how many tables this process holds, and the process's figures
+    (:func:`process`, read before the walk: it needs some MB of its own for a moment)."""
+    figures = process()
     roots: dict[str, Callable[[], Sequence[object]]] = {
         **_table_parts(parts),
         "registry": lambda: [parts.tables.by_id, parts.tables.where],
@@ -93,7 +95,7 @@ def report(parts: Parts) -> dict[str, Any]:
     seen -= {id(p) for p in (parts, *parts.tables.all(), *vars(parts).values())}
     seen.discard(id(parts.tables.by_id))
     out = {name: deep_size(get(), seen) for name, get in roots.items()}
-    return {"tables": len(parts.tables.by_id), "bytes": out, "process": process()}
+    return {"tables": len(parts.tables.by_id), "bytes": out, "process": figures}
 
 
 class _Mallinfo2(ctypes.Structure):
@@ -144,6 +146,8 @@ def write(parts: Parts, path: Path) -> None:
         gc.collect()
         tracemalloc.take_snapshot().dump(str(folder / f"{n}.snap"))
     path.write_text(json.dumps(report(parts)), encoding="utf-8")
+    gc.collect()
+    trim()  # the walk's memory given back at once, not at the next trim
 
 
 def growth(before: Path, after: Path, top: int = 40, key: str = "lineno") -> list[str]:

@@ -148,19 +148,24 @@ class BotProcess:
 
     def memory(self) -> dict[str, int]:
         """The bot's own process now (Linux): ``rss_kb``, of it ``anon_kb`` (the heap, stacks)
-        and ``file_kb`` (files mapped: shared libraries, first touched), and from the last
-        :meth:`heap` report the heap by owner in all (``heap_kb``), the tables held and the
-        process's Python objects and malloc figures (bot.memreport.process)."""
+        and ``file_kb`` (files mapped: shared libraries, first touched)."""
         assert self.proc is not None
         rollup = _smaps_rollup(self.proc.pid)
         rss = rollup.get("Rss", 0)
         anon = rollup.get("Anonymous", 0)
-        out = {"rss_kb": rss, "anon_kb": anon, "file_kb": rss - anon}
-        if self.report:
-            out["heap_kb"] = sum(self.report["bytes"].values()) // 1024
-            out["tables"] = self.report["tables"]
-            out.update(self.report.get("process", {}))
-        return out
+        return {"rss_kb": rss, "anon_kb": anon, "file_kb": rss - anon}
+
+    def reported(self) -> dict[str, int]:
+        """From the last :meth:`heap` report: the heap by owner in all (``heap_kb``), the
+        tables held, the process's Python objects and malloc figures (bot.memreport.process,
+        read as the report began)."""
+        if not self.report:
+            return {}
+        return {
+            "heap_kb": sum(self.report["bytes"].values()) // 1024,
+            "tables": self.report["tables"],
+            **self.report.get("process", {}),
+        }
 
     async def kill(self) -> None:
         """SIGKILL: gone at once, whatever it was doing."""

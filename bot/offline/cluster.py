@@ -141,6 +141,10 @@ class BotCluster:
         """Each running process's :meth:`BotProcess.memory`."""
         return [p.memory() for p in self.procs if p.running]
 
+    def reported(self) -> list[dict[str, int]]:
+        """Each running process's :meth:`BotProcess.reported`."""
+        return [p.reported() for p in self.procs if p.running]
+
     def log_text(self) -> str:
         """Every process's log, one after the other."""
         return "".join(
