@@ -72,7 +72,7 @@ def _table_parts(parts: Parts) -> dict[str, Callable[[], Sequence[object]]]:
 def report(parts: Parts) -> dict[str, Any]:
     """Bytes by owner, how many tables this process holds, and the process's figures
     (:func:`process`, read before the walk: it needs some MB of its own for a moment)."""
-    figures = process()
+    figures = {**process(), "connections": connections(parts)}
     roots: dict[str, Callable[[], Sequence[object]]] = {
         **_table_parts(parts),
         "registry": lambda: [parts.tables.by_id, parts.tables.where],
@@ -114,6 +114,24 @@ class _Mallinfo2(ctypes.Structure):
             "keepcost",
         )
     ]
+
+
+def connections(parts: Parts) -> int:
+    """Database connections the process holds open now (PostgreSQL's pools: storage's,
+    the table locks', the deliveries'; 0 on SQLite)."""
+    try:
+        from asyncpg import Pool
+    except ImportError:  # pragma: no cover - asyncpg is a dependency
+        return 0
+    dep = parts.deployment
+    holders = [dep, getattr(dep, "coord", None), getattr(dep, "storage", None)]
+    return sum(
+        v.get_size()
+        for h in holders
+        if h is not None and hasattr(h, "__dict__")
+        for v in vars(h).values()
+        if isinstance(v, Pool)
+    )
 
 
 def process() -> dict[str, int]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from pathlib import Path
+
+from botkit import world
 
 from bot import memreport
 from bot.offline.bench import Setup, _warm
@@ -40,3 +43,10 @@ def test_resident_memory_splits_into_anonymous_and_files() -> None:
     rollup = _smaps_rollup(os.getpid())
     if rollup:  # Linux
         assert 0 < rollup["Anonymous"] < rollup["Rss"]
+
+
+async def test_a_report_counts_the_database_connections_held(tmp_path: Path) -> None:
+    async with world(tmp_path) as w:
+        figures = memreport.report(w.parts)
+        assert figures["process"]["connections"] == 0  # SQLite: no pool
+        assert figures["tables"] == 0 and figures["process"]["objects"] > 0
