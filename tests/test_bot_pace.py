@@ -260,6 +260,35 @@ async def test_under_a_saturated_budget_a_question_goes_before_the_tables_edits(
     await sender.close()
 
 
+async def test_an_old_question_deleted_moves_up_with_the_players_next_question() -> None:
+    """Commit 046a035: a question sent anew deletes the player's old one — a call of the
+    chat's own while the chat's later messages wait behind it. Under a budget saturated by
+    other players' messages, the player's tap shown on the new question (a question itself)
+    moves the delete up with it: the player sees their tap at once, not after every other
+    chat's edits (the bench's tables stalled at their first lead)."""
+    bot = DeletingBot()
+    hand = Slot(1, SlotKind.HAND, 0)
+    others = range(100, 140)
+    ids = {hand: 50} | {Slot(k, SlotKind.HAND, 0): 100 + k for k in others}
+    sender = sender_of(bot, Slots(ids), pacing=Pacing(0.0, 0.0, 100.0, burst=1))
+    for k in others:  # forty players' messages (no question) wait for the budget
+        sender.post(Out(k, f"hand {k}", slot=Slot(k, SlotKind.HAND, 0)))
+    await asyncio.sleep(0.02)
+    sender.post(Out(7, "轮到你出牌", slot=hand, new=True))
+    async with asyncio.timeout(2.0):
+        while ("send", 7, "轮到你出牌") not in bot.calls:
+            await asyncio.sleep(0.001)
+    # the player taps a rank on the new question: the tap is shown on it (it still asks)
+    asking = [[hand_button("出牌", 1, 7, HandOp.PLAY)], auto_row(1, False, False, "zh")]
+    sender.post(Out(7, "已选 3", asking, slot=hand))
+    await sender.drain(timeout=5.0)
+    calls = [(c[0], c[1]) for c in bot.calls]
+    sent, shown = calls.index(("send", 7)), calls.index(("edit", 7))
+    assert calls.index(("delete", 7)) < shown <= sent + 4, calls  # not after the 40 others
+    assert ("delete", 7, "50") in bot.calls
+    await sender.close()
+
+
 def test_a_question_is_a_hand_sent_anew_or_edited_while_it_asks() -> None:
     """What goes first (issue 35): the question, and the asked player's taps shown on it (a
     player waiting to see a tap is stuck); not a waiting hand's edits, nor a group's."""

@@ -138,7 +138,17 @@ def _saw(api: LocalBotApi, player: SimPlayer) -> dict[str, Any]:
         "answers": [f"{'alert ' if a.show_alert else ''}{a.text}" for a in answers],
         "pressed": player.pressed,
         "messages": [(m.message_id, m.edits) for m in api.messages(player.user.id)][-4:],
+        "calls": _calls(api, player.user.id),
     }
+
+
+def _calls(api: LocalBotApi, chat_id: int, most: int = 16) -> list[str]:
+    """The bot's last calls to a chat: method, message, status, how long ago."""
+    now = time.monotonic()
+    calls = [c for c in api.calls if c.chat_id == chat_id][-most:]
+    return [
+        f"{c.method} {c.params.get('message_id', '')} {c.status} {now - c.time:.1f}s" for c in calls
+    ]
 
 
 async def _play(
