@@ -7,6 +7,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from botkit import world
 
 from bot import memreport
@@ -45,6 +46,7 @@ def test_resident_memory_splits_into_anonymous_and_files() -> None:
         assert 0 < rollup["Anonymous"] < rollup["Rss"]
 
 
+@pytest.mark.e2e  # a bot's parts over the local server
 async def test_a_report_counts_the_database_connections_held(tmp_path: Path) -> None:
     async with world(tmp_path) as w:
         figures = memreport.report(w.parts)
