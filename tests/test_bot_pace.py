@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from telegram import Chat, Message
-from telegram.error import ChatMigrated, TimedOut
+from telegram.error import ChatMigrated, NetworkError, TimedOut
 
 from bot.buttons import HandOp
 from bot.deployment import Single
@@ -323,6 +323,33 @@ async def test_a_question_posted_by_the_tables_hurries_its_chats_turn() -> None:
     await sender.drain(timeout=5.0)
     chats = [c[1] for c in bot.calls]
     assert chats.index(41) <= 5, chats
+    await sender.close()
+
+
+class FlakyBot(FakeBot):
+    """Chat 7's first send meets a network error (tried again)."""
+
+    async def send_message(self, chat_id: int, text: str, **kw: Any) -> Message:
+        if chat_id == 7 and not any(c[1] == 7 for c in self.calls):
+            self.calls.append(("failed", 7, text))
+            raise NetworkError("reset")
+        return await super().send_message(chat_id, text, **kw)
+
+
+async def test_a_question_tried_again_keeps_its_place_before_other_messages() -> None:
+    """A question's call tried again takes its turn at the question's level: not behind the
+    other players' messages waiting for a saturated budget."""
+    bot = FlakyBot()
+    slots = {Slot(k, SlotKind.HAND, 0): 100 + k for k in range(100, 220)}
+    sender = sender_of(bot, Slots(slots), pacing=Pacing(0.0, 0.0, 100.0, burst=1))
+    for k in range(100, 220):  # 120 of them: 1.2 s of turns
+        sender.post(Out(k, f"hand {k}", slot=Slot(k, SlotKind.HAND, 0)))
+    await asyncio.sleep(0.02)
+    sender.post(Out(7, "轮到你出牌", slot=Slot(1, SlotKind.HAND, 0), new=True))
+    await sender.drain(timeout=10.0)
+    calls = [(c[0], c[1]) for c in bot.calls]
+    # the retry waits half a second (bot.calls), 50 turns: then it goes next
+    assert calls.index(("send", 7)) <= 70, calls
     await sender.close()
 
 
