@@ -55,6 +55,7 @@ from .search import candidates
 
 STEPS_PER_SECOND = 17_000  # rollout decisions (or solver positions) a second of one busy core
 Z = 2.0  # standard errors of a cost's confidence interval
+Z_SETTLED = 2.5  # a settled line is a point and apart from the rest by this many (docs/review.md)
 MIN_POINTS = 1.0  # a decision that costs less (§10 points) is no turning point
 SHOWN = 2  # turning points per team (places: a near tie for them is shown as a tie)
 TIED = 3  # a near tie names this many decisions at most
@@ -77,11 +78,13 @@ class Effort:
     cap: int = 24
     doubt: int = 3
     everything: bool = False
+    sure: int = 0  # the cap of a line whose doubt is whether it costs a point (else ``cap``)
 
 
 # the cut gets up to 64 rollouts, one outside contender per team and round (the sure ones
-# stop early): agreement and CPU in docs/review.md
-PRODUCTION = Effort(screen=3, keep=2, cap=64, doubt=1)
+# stop early), a line whose doubt is whether it costs a point up to 128: agreement, stability
+# and CPU in docs/review.md
+PRODUCTION = Effort(screen=3, keep=2, cap=64, doubt=1, sure=128)
 # the reference the bench compares with (review-bench --make-reference): more of everything,
 # the near ties at the cut up to 512 rollouts (within the 60 s budget)
 REFERENCE = Effort(screen=6, keep=2, cap=512, doubt=4)
@@ -305,16 +308,16 @@ def review_game(
     # then the decisions at the cut, twice the rollouts each round, until it is settled
     deep: set[int] = set()
     while settled:
-        doubtful = [p for side in (0, 1) for p in _doubtful(live, side, effort.doubt)]
-        growing = [p for p in doubtful if not p.exact and p.n < effort.cap]
+        doubtful = [d for side in (0, 1) for d in _doubtful(live, side, effort)]
+        growing = [(p, cap) for p, cap in doubtful if not p.exact and p.n < cap]
         if not growing:
             break
-        for p in growing:
+        for p, cap in growing:
             if work.steps > budget:
                 settled = False
                 break
             _narrow(p)
-            _extend(p, digest, min(effort.cap, 2 * p.n), work)
+            _extend(p, digest, min(cap, 2 * p.n), work)
             deep.add(p.index)
     # what is shown stands on WIN_SAMPLES rollouts at least (a cut settled on the screen's few)
     for side in (0, 1):
@@ -493,26 +496,31 @@ def _costly(row: _Row) -> bool:
     return row[0] >= MIN_POINTS and row[0] > Z * row[1]
 
 
-def _apart(a: _Row, b: _Row) -> bool:
-    """``a`` costs clearly more than ``b``: by :data:`Z` standard errors of the difference
-    (the rollouts of two decisions are independent)."""
-    return a[0] - b[0] > Z * math.hypot(a[1], b[1])
+def _apart(a: _Row, b: _Row, z: float = Z) -> bool:
+    """``a`` costs clearly more than ``b``: by ``z`` standard errors of the difference (the
+    rollouts of two decisions are independent)."""
+    return a[0] - b[0] > z * math.hypot(a[1], b[1])
+
+
+def _a_point(row: _Row) -> bool:
+    """``row`` costs :data:`MIN_POINTS` at least by :data:`Z_SETTLED` standard errors."""
+    return row[0] - Z_SETTLED * row[1] >= MIN_POINTS
 
 
 def _settled(row: _Row, rest: Sequence[_Row]) -> bool:
-    """``row``'s line is settled: it costs :data:`MIN_POINTS` at least by :data:`Z` standard
-    errors, on :data:`SETTLED_SAMPLES` rollouts at least (or solved), and clearly more than
-    each of ``rest``."""
-    cost, se, p = row
-    enough = p.exact or p.n >= SETTLED_SAMPLES
-    return enough and cost - Z * se >= MIN_POINTS and all(_apart(row, r) for r in rest)
+    """``row``'s line is settled: on :data:`SETTLED_SAMPLES` rollouts at least (or solved), a
+    point (:func:`_a_point`) and more than each of ``rest`` by :data:`Z_SETTLED` standard
+    errors of the difference (stricter than a line's own test: it is one of many tests)."""
+    enough = row[2].exact or row[2].n >= SETTLED_SAMPLES
+    return enough and _a_point(row) and all(_apart(row, r, Z_SETTLED) for r in rest)
 
 
 def _lines(points: Iterable[_Point], side: int) -> tuple[list[_Row], list[_Row]]:
     """What the review shows of team ``side`` (docs/review.md): the settled lines among its
     :data:`SHOWN` costliest clearly costly decisions (:func:`_settled` against every decision
     outside them), and for the places left a near tie: the costliest clearly costly decision
-    not settled and those not clearly cheaper than it (:data:`TIED` at most)."""
+    not settled and those not clearly cheaper than it by the same test (:data:`TIED` at
+    most); a tie of one ("not sure") only when it is a point by :data:`Z` standard errors."""
     rows = _ranked(points, side)
     costly = [r for r in rows if _costly(r)]
     top = costly[:SHOWN]
@@ -521,22 +529,33 @@ def _lines(points: Iterable[_Point], side: int) -> tuple[list[_Row], list[_Row]]
     pool = [r for r in costly if all(r[2] is not f[2] for f in firm)]
     if len(firm) == SHOWN or not pool:
         return firm, []
-    return firm, [r for r in pool if not _apart(pool[0], r)][:TIED]
+    tied = [r for r in pool if not _apart(pool[0], r, Z_SETTLED)][:TIED]
+    if len(tied) == 1 and tied[0][0] - Z * tied[0][1] < MIN_POINTS:
+        return firm, []  # other rollouts would name it only now and then (docs/review.md)
+    return firm, tied
 
 
-def _doubtful(points: Iterable[_Point], side: int, most: int) -> list[_Point]:
-    """Team ``side``'s decisions whose line may still change with more rollouts: among the
-    :data:`SHOWN` costliest, those that may cost :data:`MIN_POINTS` (their upper bound) and are
-    not settled (:func:`_settled`); and the ``most`` likeliest of those outside to enter (the
-    highest upper bounds among those not clearly cheaper than one inside)."""
+def _open(row: _Row, rest: Sequence[_Row]) -> bool:
+    return row[0] + Z * row[1] >= MIN_POINTS and not _settled(row, rest)
+
+
+def _doubtful(points: Iterable[_Point], side: int, effort: Effort) -> list[tuple[_Point, int]]:
+    """Team ``side``'s decisions whose line may still change, each with its cap: among the
+    :data:`SHOWN` costliest, those that may cost :data:`MIN_POINTS` (upper bound) and are not
+    settled (:func:`_settled`), up to ``effort.sure`` rollouts while whether they cost a point
+    is in doubt, else ``effort.cap``; and the ``effort.doubt`` likeliest of those outside to
+    enter (the highest upper bounds among those not clearly cheaper than one inside)."""
     rows = _ranked(points, side)
     top, rest = rows[:SHOWN], rows[SHOWN:]
-    inside = [t[2] for t in top if t[0] + Z * t[1] >= MIN_POINTS and not _settled(t, rest)]
+    sure = max(effort.cap, effort.sure)
+    inside = [(t[2], effort.cap if _a_point(t) else sure) for t in top if _open(t, rest)]
     outside = [
-        r for r in rest if r[0] + Z * r[1] >= MIN_POINTS and not all(_apart(t, r) for t in top)
+        r
+        for r in rest
+        if r[0] + Z * r[1] >= MIN_POINTS and not all(_apart(t, r, Z_SETTLED) for t in top)
     ]
     outside.sort(key=lambda r: -(r[0] + Z * r[1]))
-    return inside + [r[2] for r in outside[:most]]
+    return inside + [(r[2], effort.cap) for r in outside[: effort.doubt]]
 
 
 def _fate(fates: _Fates, p: _Point) -> tuple[str, int]:
