@@ -8,6 +8,7 @@ import asyncio
 import logging
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from .outbox import Out
@@ -138,6 +139,7 @@ class Queues:
         self.idle.set()
         self.delivering = 0  # messages taken from a queue and not yet delivered
         self._posts = 0
+        self.posted: Callable[[Out], None] | None = None  # told each post (bot.sender: hurry)
 
     def post(self, out: Out) -> None:
         if LATER.get() and not out.later:  # posted by a story answer (bot.storyqueue)
@@ -150,6 +152,8 @@ class Queues:
             last = self._last.pop(out.chat_id, self.started)
             chat = self.chats[out.chat_id] = ChatQueue(last)
         self.moot(chat.add(out))
+        if self.posted is not None:
+            self.posted(out)
         self.idle.clear()
         if chat.worker is None or chat.worker.done():
             self._woken[out.chat_id] = None

@@ -92,9 +92,10 @@ class Sender:
         # each Bot API call, with its retries (each in the budget of calls too)
         per_s = self.pacing.overall_per_s
         window = Window(int(per_s) + self.pacing.burst) if per_s > 0 else None
+        # a retry waits at its chat's level, named by it (a question posted meanwhile: hurry)
         self.api = Calls(
             on_refused,
-            lambda chat_id: self.pace.turn(level(chat_id)),
+            lambda chat_id: self.pace.turn(self._level(chat_id), chat_id),
             window.enter if window is not None else None,
         )
         self._call = self.api.call
@@ -106,6 +107,10 @@ class Sender:
         self._forgetting: set[asyncio.Task[None]] = set()
         self._gone: set[tuple[int, int]] = set()  # (chat, message) deleted by an act
         self._dispatch: asyncio.Task[None] | None = None
+        self._asking: set[int] = set()  # chats whose message being delivered asks (a question)
+        # what the tables post goes to the queues: a question posted to a chat whose worker
+        # waits for a turn moves the turn up (Pace.hurry)
+        queues.posted = self._posted
 
     @property
     def errors(self) -> int:
@@ -118,8 +123,19 @@ class Sender:
 
     def post(self, out: Out) -> None:
         self.queues.post(out)
+
+    def _posted(self, out: Out) -> None:
         if asks(out):  # the chat's turn in the budget goes before other chats' edits
             self.pace.hurry(out.chat_id)
+
+    def _level(self, chat_id: int) -> int:
+        """The chat's place in the order of turns: a question's while one waits in its queue
+        or is being delivered (the old question's delete after it, a retry of it)."""
+        chat = self.queues.chats.get(chat_id)
+        question = chat_id > 0 and (
+            chat_id in self._asking or (chat is not None and any(asks(o) for o in chat.queue))
+        )
+        return level(chat_id, question)
 
     async def _dispatching(self) -> None:
         loop = asyncio.get_running_loop()
@@ -188,8 +204,7 @@ class Sender:
                 if wait > 0:
                     await asyncio.sleep(wait)  # newer updates coalesce meanwhile
             # and meanwhile too; a question before other chats' edits, captions, log pages
-            question = chat_id > 0 and any(asks(o) for o in chat.queue)
-            await self.pace.turn(level(chat_id, question), chat_id)
+            await self.pace.turn(self._level(chat_id), chat_id)
             if not chat.queue:
                 break
             out = chat.queue.popleft()
@@ -201,6 +216,8 @@ class Sender:
             if not go:
                 continue  # delivered by another process meanwhile
             self.queues.delivering += 1
+            if asks(out):
+                self._asking.add(chat_id)
             try:
                 if turn.outdated(out):
                     self.stale += 1
@@ -211,6 +228,7 @@ class Sender:
                 log.exception("could not deliver to chat %d", chat_id)
             finally:
                 self.queues.delivering -= 1
+                self._asking.discard(chat_id)
             chat.last = time.monotonic()
             new_id = self.api.moved.pop(chat_id, None)
             if new_id is not None:
@@ -288,10 +306,12 @@ class Sender:
         pace = self.pacing.interval(chat_id)
         if pace > 0:
             await asyncio.sleep(pace)
-        # named by its chat: a question posted meanwhile moves it up (Pace.hurry) — at the
-        # private level it waited behind every table's questions while the chat's edits, the
-        # asked player's taps among them, waited behind it (the bench's stalls at action 6)
-        await self.pace.turn(level(chat_id), chat_id)
+        # a question's level when it retires the old question (or one waits behind it), and
+        # named by its chat: a question posted meanwhile moves it up (Pace.hurry). At the
+        # private level it waited behind every player's other messages (580 of them at the
+        # bench's first leads, 35 s) while the chat's edits, the asked player's taps among
+        # them, waited behind it (the bench's stalls at action 6)
+        await self.pace.turn(self._level(chat_id), chat_id)
         try:
             await self._call(chat_id, lambda: self.bot.delete_message(chat_id, message_id))
         except BadRequest:

@@ -100,7 +100,8 @@ class LoopTimers:
     def __init__(self) -> None:
         self._handles: dict[str, asyncio.TimerHandle] = {}
         self._running: set[asyncio.Task[None]] = set()
-        self._background: set[str] = set()  # names whose running jobs a close cancels
+        self._background: set[str] = set()  # names set to run in the background, until they fire
+        self._cancellable: set[asyncio.Task[None]] = set()  # running ones a close cancels
         self._closed = False
         self._runners: dict[TimerKind, Runner] = {}
 
@@ -145,6 +146,7 @@ class LoopTimers:
         handle = self._handles.pop(name, None)
         if handle is not None:
             handle.cancel()
+        self._background.discard(name)  # (no name stays for ever: one a finished game)
 
     def pending(self) -> list[str]:
         """The names waiting to run."""
@@ -166,9 +168,8 @@ class LoopTimers:
         for handle in self._handles.values():
             handle.cancel()
         self._handles.clear()
-        for task in self._running:
-            if task.get_name().removeprefix("timer ") in self._background:
-                task.cancel()
+        for task in self._cancellable:
+            task.cancel()
         if self._running:
             await asyncio.wait(set(self._running), timeout=timeout)
 
@@ -177,6 +178,10 @@ class LoopTimers:
         task = asyncio.get_running_loop().create_task(self._run(name, job), name=f"timer {name}")
         self._running.add(task)
         task.add_done_callback(self._running.discard)
+        if name in self._background:
+            self._background.discard(name)
+            self._cancellable.add(task)
+            task.add_done_callback(self._cancellable.discard)
 
     @staticmethod
     async def _run(name: str, job: Callable[[], Awaitable[None]]) -> None:

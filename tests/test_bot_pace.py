@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from telegram import Chat, Message
-from telegram.error import ChatMigrated, TimedOut
+from telegram.error import ChatMigrated, NetworkError, TimedOut
 
 from bot.buttons import HandOp
 from bot.deployment import Single
@@ -260,32 +260,96 @@ async def test_under_a_saturated_budget_a_question_goes_before_the_tables_edits(
     await sender.close()
 
 
-async def test_an_old_question_deleted_moves_up_with_the_players_next_question() -> None:
-    """Commit 046a035: a question sent anew deletes the player's old one — a call of the
-    chat's own while the chat's later messages wait behind it. Under a budget saturated by
-    other players' messages, the player's tap shown on the new question (a question itself)
-    moves the delete up with it: the player sees their tap at once, not after every other
-    chat's edits (the bench's tables stalled at their first lead)."""
+async def _asked_anew(tap: str) -> list[tuple[str, int, str]]:
+    """Forty players' messages (no question) wait for a saturated budget; player 7 is asked
+    anew (their old question, message 50, to be deleted) and, once it is out, taps a rank on
+    it — posted through the sender (``"sender"``), to the queues as the tables post
+    (``"tables"``), or not at all (``""``). The calls made."""
     bot = DeletingBot()
     hand = Slot(1, SlotKind.HAND, 0)
     others = range(100, 140)
     ids = {hand: 50} | {Slot(k, SlotKind.HAND, 0): 100 + k for k in others}
     sender = sender_of(bot, Slots(ids), pacing=Pacing(0.0, 0.0, 100.0, burst=1))
-    for k in others:  # forty players' messages (no question) wait for the budget
+    for k in others:
         sender.post(Out(k, f"hand {k}", slot=Slot(k, SlotKind.HAND, 0)))
     await asyncio.sleep(0.02)
     sender.post(Out(7, "轮到你出牌", slot=hand, new=True))
     async with asyncio.timeout(2.0):
         while ("send", 7, "轮到你出牌") not in bot.calls:
             await asyncio.sleep(0.001)
-    # the player taps a rank on the new question: the tap is shown on it (it still asks)
+    # the tap shown on the new question: it still asks
     asking = [[hand_button("出牌", 1, 7, HandOp.PLAY)], auto_row(1, False, False, "zh")]
-    sender.post(Out(7, "已选 3", asking, slot=hand))
+    if tap:
+        (sender if tap == "sender" else sender.queues).post(Out(7, "已选 3", asking, slot=hand))
     await sender.drain(timeout=5.0)
-    calls = [(c[0], c[1]) for c in bot.calls]
+    await sender.close()
+    return bot.calls
+
+
+@pytest.mark.parametrize("tap", ["sender", "tables"])
+async def test_an_old_question_deleted_moves_up_with_the_players_next_question(tap: str) -> None:
+    """Commit 046a035: a question sent anew deletes the player's old one — a call of the
+    chat's own while the chat's later messages wait behind it. Under a budget saturated by
+    other players' messages, the player's tap shown on the new question (a question itself)
+    moves the delete up with it, posted as the tables post it too (to the queues): the player
+    sees their tap at once, not after every other chat's edits (the bench's tables stalled at
+    their first lead)."""
+    calls = [(c[0], c[1]) for c in await _asked_anew(tap)]
     sent, shown = calls.index(("send", 7)), calls.index(("edit", 7))
     assert calls.index(("delete", 7)) < shown <= sent + 4, calls  # not after the 40 others
-    assert ("delete", 7, "50") in bot.calls
+
+
+async def test_an_old_question_is_deleted_at_once_after_the_new_one() -> None:
+    """The old question's delete goes at the question's level: it does not wait behind the
+    other players' messages (an untapped question's chat would hold a tap posted later behind
+    it, and the old buttons stay meanwhile)."""
+    calls = [(c[0], c[1]) for c in await _asked_anew("")]
+    assert calls.index(("delete", 7)) <= calls.index(("send", 7)) + 2, calls
+    assert len(calls) == 42
+
+
+async def test_a_question_posted_by_the_tables_hurries_its_chats_turn() -> None:
+    """The tables post to the queues, not through the sender: a question posted so to a chat
+    whose worker waits for a turn (at the private level, for a message that asks nothing)
+    still moves the turn up."""
+    bot = FakeBot()
+    slots = {Slot(k, SlotKind.HAND, 0): 100 + k for k in range(1, 42)}
+    sender = sender_of(bot, Slots(slots), pacing=Pacing(0.0, 0.0, 100.0, burst=1))
+    for k in range(1, 42):  # forty-one players' hands edited, nothing asked
+        sender.post(Out(k, f"hand {k}", slot=Slot(k, SlotKind.HAND, 0)))
+    await asyncio.sleep(0.02)  # every chat's worker waits for its turn
+    asking = [[hand_button("出牌", 1, 7, HandOp.PLAY)], auto_row(1, False, False, "zh")]
+    sender.queues.post(Out(41, "轮到你出牌", asking, slot=Slot(41, SlotKind.HAND, 0)))
+    await sender.drain(timeout=5.0)
+    chats = [c[1] for c in bot.calls]
+    assert chats.index(41) <= 5, chats
+    await sender.close()
+
+
+class FlakyBot(FakeBot):
+    """Chat 7's first send meets a network error (tried again)."""
+
+    async def send_message(self, chat_id: int, text: str, **kw: Any) -> Message:
+        if chat_id == 7 and not any(c[1] == 7 for c in self.calls):
+            self.calls.append(("failed", 7, text))
+            raise NetworkError("reset")
+        return await super().send_message(chat_id, text, **kw)
+
+
+async def test_a_question_tried_again_keeps_its_place_before_other_messages() -> None:
+    """A question's call tried again takes its turn at the question's level: not behind the
+    other players' messages waiting for a saturated budget."""
+    bot = FlakyBot()
+    slots = {Slot(k, SlotKind.HAND, 0): 100 + k for k in range(100, 220)}
+    sender = sender_of(bot, Slots(slots), pacing=Pacing(0.0, 0.0, 100.0, burst=1))
+    for k in range(100, 220):  # 120 of them: 1.2 s of turns
+        sender.post(Out(k, f"hand {k}", slot=Slot(k, SlotKind.HAND, 0)))
+    await asyncio.sleep(0.02)
+    sender.post(Out(7, "轮到你出牌", slot=Slot(1, SlotKind.HAND, 0), new=True))
+    await sender.drain(timeout=10.0)
+    calls = [(c[0], c[1]) for c in bot.calls]
+    # the retry waits half a second (bot.calls), 50 turns: then it goes next
+    assert calls.index(("send", 7)) <= 70, calls
     await sender.close()
 
 

@@ -77,3 +77,33 @@ async def test_close_waits_for_running_jobs_and_drops_pending_ones() -> None:
     assert timers.pending() == []
     await asyncio.sleep(0.6)
     assert events == ["slow ended"]
+
+
+async def test_a_background_job_is_cancelled_by_close_and_leaves_no_name_behind() -> None:
+    timers = LoopTimers()
+    events: list[str] = []
+    started = asyncio.Event()
+
+    async def quick() -> None:
+        events.append("quick ran")
+
+    async def review() -> None:
+        started.set()
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            events.append("review cancelled")
+            raise
+
+    for game in range(3):  # each game's 复盘, done: no name of theirs stays
+        timers.schedule(f"review:{game}", 0.0, quick, background=True)
+    timers.schedule("review:9", 5.0, quick, background=True)
+    timers.cancel("review:9")
+    await asyncio.sleep(0.05)
+    assert events == ["quick ran"] * 3
+    assert not timers._background and not timers._cancellable
+    timers.schedule("review:3", 0.0, review, background=True)
+    await started.wait()
+    await timers.close()  # a running background job is cancelled, not waited for
+    assert events[-1] == "review cancelled"
+    assert not timers._cancellable
