@@ -129,6 +129,22 @@ GoujiApp: TypeAlias = Application[
 Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 
+class _Application(
+    Application[ExtBot[None], Context, dict[Any, Any], dict[Any, Any], BotData, Any]
+):
+    """PTB's application without its record of every chat and user an update ever came from:
+    it is kept for a persistence this bot does not use, and would grow with every chat for
+    the life of the process."""
+
+    __slots__ = ()
+
+    def _mark_for_persistence_update(
+        self, *, update: object | None = None, job: Any = None
+    ) -> None:
+        if self.persistence is not None:
+            super()._mark_for_persistence_update(update=update, job=job)
+
+
 def user_info(user: User) -> UserInfo:
     code = (user.language_code or "").lower()
     lang = "zh" if code.startswith("zh") else "en" if code.startswith("en") else None
@@ -311,6 +327,7 @@ def build_app(
         ApplicationBuilder()
         .token(token)
         .context_types(ContextTypes(context=Context, bot_data=BotData))
+        .application_class(_Application)
         .concurrent_updates(updates)
         .request(request)
         .get_updates_request(polling)

@@ -11,6 +11,7 @@ and line (``python -m bot.memreport A.snap B.snap``)."""
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import json
 import os
@@ -23,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine.rules import Rules
 from renderers.i18n import Catalog
+
+from .trim import _libc, trim
 
 if TYPE_CHECKING:
     from .compose import Parts
@@ -67,7 +70,9 @@ def _table_parts(parts: Parts) -> dict[str, Callable[[], Sequence[object]]]:
 
 
 def report(parts: Parts) -> dict[str, Any]:
-    """Bytes by owner, and how many tables this process holds."""
+    """Bytes by owner, how many tables this process holds, and the process's figures
+    (:func:`process`, read before the walk: it needs some MB of its own for a moment)."""
+    figures = {**process(), "connections": connections(parts)}
     roots: dict[str, Callable[[], Sequence[object]]] = {
         **_table_parts(parts),
         "registry": lambda: [parts.tables.by_id, parts.tables.where],
@@ -90,7 +95,60 @@ def report(parts: Parts) -> dict[str, Any]:
     seen -= {id(p) for p in (parts, *parts.tables.all(), *vars(parts).values())}
     seen.discard(id(parts.tables.by_id))
     out = {name: deep_size(get(), seen) for name, get in roots.items()}
-    return {"tables": len(parts.tables.by_id), "bytes": out}
+    return {"tables": len(parts.tables.by_id), "bytes": out, "process": figures}
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+def connections(parts: Parts) -> int:
+    """Database connections the process holds open now (PostgreSQL's pools: storage's,
+    the table locks', the deliveries'; 0 on SQLite)."""
+    try:
+        from asyncpg import Pool
+    except ImportError:  # pragma: no cover - asyncpg is a dependency
+        return 0
+    dep = parts.deployment
+    holders = [dep, getattr(dep, "coord", None), getattr(dep, "storage", None)]
+    return sum(
+        v.get_size()
+        for h in holders
+        if h is not None and hasattr(h, "__dict__")
+        for v in vars(h).values()
+        if isinstance(v, Pool)
+    )
+
+
+def process() -> dict[str, int]:
+    """The process's memory beyond the objects by owner: Python's objects in all
+    (``objects``: gc-tracked ones; ``blocks``: the allocator's blocks in use), and glibc's
+    malloc (``malloc_kb``: in use, ``malloc_free_kb``: held free in its heap, ``mmap_kb``:
+    big blocks mapped on their own) — where the resident figure's growth sits."""
+    out = {"objects": len(gc.get_objects()), "blocks": sys.getallocatedblocks()}
+    libc = _libc()
+    fn = getattr(libc, "mallinfo2", None) if libc is not None else None
+    if fn is not None:
+        fn.restype = _Mallinfo2
+        info = fn()
+        out["malloc_kb"] = (info.uordblks + info.hblkhd) // 1024
+        out["malloc_free_kb"] = info.fordblks // 1024
+        out["mmap_kb"] = info.hblkhd // 1024
+    return out
 
 
 _TRACE = os.environ.get("GOUJI_TRACEMALLOC", "")
@@ -100,12 +158,14 @@ if _TRACE and not tracemalloc.is_tracing():
 
 def write(parts: Parts, path: Path) -> None:
     if _TRACE:
-        folder = Path(_TRACE)
+        folder = Path(_TRACE) / os.environ.get("GOUJI_PROCESS", "")  # several: one each
         folder.mkdir(parents=True, exist_ok=True)
         n = len(list(folder.glob("*.snap"))) + 1
         gc.collect()
         tracemalloc.take_snapshot().dump(str(folder / f"{n}.snap"))
     path.write_text(json.dumps(report(parts)), encoding="utf-8")
+    gc.collect()
+    trim()  # the walk's memory given back at once, not at the next trim
 
 
 def growth(before: Path, after: Path, top: int = 40, key: str = "lineno") -> list[str]:

@@ -37,6 +37,8 @@ ACTS = (DELETE, PIN, UNPIN)
 RIGHTS_KEPT_S = 600.0  # how long a chat's answer about pin rights is believed
 REPOST_S = 90.0  # seconds of a game after which the table is sent anew (no pin rights)
 REPOST_AFTER = 5  # updates seen in the group after which the table is sent anew (idem)
+SIGHT_KEPT_S = 3600.0  # a table not sent anew this long has left memory or ended: forgotten
+SWEEP_EVERY = 256  # chats' records made between two sweeps of the stale ones (Pins.sweep)
 CHEERS_BELOW = 3  # the bot's cheers below the table after which it is sent anew below them
 
 
@@ -49,6 +51,7 @@ class _ChatPins:
 
 @dataclass
 class _TableSight:
+    chat_id: int = 0
     sent_at: float = 0.0  # when the table message was last sent anew
     seen_at: int = 0  # the chat's count of updates seen then
     cheers: int = 0  # the bot's cheers sent below it since
@@ -66,12 +69,40 @@ class Pins:
         self.sight: dict[int, _TableSight] = {}  # table → when its message was sent anew
         self.updates: dict[int, int] = {}  # chat → updates from it the bot has seen
         self.clock: Callable[[], float] = time.monotonic
+        self._made = 0  # chats' records made (a sweep every SWEEP_EVERY)
 
     def chat(self, chat_id: int) -> _ChatPins:
         found = self.chats.get(chat_id)
         if found is None:
+            self._made += 1
+            if self._made % SWEEP_EVERY == 0:
+                self.sweep()
             found = self.chats[chat_id] = _ChatPins()
         return found
+
+    def sweep(self) -> None:
+        """A chat's records leave memory once they are worth nothing: its pin rights would be
+        asked again anyway (older than :data:`RIGHTS_KEPT_S`), the bot pinned nothing there and
+        no table of the chat is in sight (its count of updates then matters no more). A table
+        not sent anew for :data:`SIGHT_KEPT_S` (it left memory, was stopped or ended long ago;
+        one in play is sent anew at every deal) is out of sight."""
+        now = self.clock()
+        for table_id, s in list(self.sight.items()):
+            if now - s.sent_at >= SIGHT_KEPT_S:
+                del self.sight[table_id]
+        in_sight = {s.chat_id for s in self.sight.values()}
+        for chat_id, c in list(self.chats.items()):
+            if not c.pinned and now - c.asked >= RIGHTS_KEPT_S and chat_id not in in_sight:
+                del self.chats[chat_id]
+        for chat_id in [c for c in self.updates if c not in in_sight and c not in self.chats]:
+            del self.updates[chat_id]
+
+    def left(self, table_id: int) -> None:
+        """The table is out of sight for good (its game over, or it left memory): its record
+        goes, and its chat's count of updates when no other table there is in sight."""
+        gone = self.sight.pop(table_id, None)
+        if gone is not None and all(s.chat_id != gone.chat_id for s in self.sight.values()):
+            self.updates.pop(gone.chat_id, None)
 
     async def may_pin(self, chat_id: int) -> bool:
         """Whether the bot may pin messages in ``chat_id`` (a group where it is the creator, or
@@ -117,7 +148,7 @@ class Pins:
         return seen >= REPOST_AFTER or self.clock() - s.sent_at >= REPOST_S
 
     def sent_anew(self, table_id: int, chat_id: int) -> None:
-        self.sight[table_id] = _TableSight(self.clock(), self.updates.get(chat_id, 0))
+        self.sight[table_id] = _TableSight(chat_id, self.clock(), self.updates.get(chat_id, 0))
 
     def cheered(self, table_id: int, chat_id: int, cheers: int) -> int:
         """``cheers`` more cheers sent below the table: how many are below it now."""
@@ -147,11 +178,13 @@ async def deliver_act(pins: Pins, bot: Bot, call: Call, message_id: int | None, 
     chat_id = out.chat_id
     if message_id is None:
         return False
-    c = pins.chat(chat_id)
+    # a chat's record only where the bot pins or asked whether it may (never a private chat's)
+    c = pins.chats.get(chat_id)
     try:
         if out.act == DELETE:
             await call(chat_id, lambda: bot.delete_message(chat_id, message_id))
-            c.pinned.discard(message_id)
+            if c is not None:
+                c.pinned.discard(message_id)
             return True
         if out.act == PIN:
             if not await pins.may_pin(chat_id):
@@ -160,15 +193,18 @@ async def deliver_act(pins: Pins, bot: Bot, call: Call, message_id: int | None, 
                 chat_id,
                 lambda: bot.pin_chat_message(chat_id, message_id, disable_notification=True),
             )
-            c.pinned.add(message_id)
-        elif out.act == UNPIN and (message_id in c.pinned or await pins.may_pin(chat_id)):
+            pins.chat(chat_id).pinned.add(message_id)
+        elif out.act == UNPIN and (
+            (c is not None and message_id in c.pinned) or await pins.may_pin(chat_id)
+        ):
             # (pinned by this process, or by one that stopped since: it may unpin here)
-            c.pinned.discard(message_id)
+            pins.chat(chat_id).pinned.discard(message_id)
             await call(chat_id, lambda: bot.unpin_chat_message(chat_id, message_id))
     except BadRequest as e:
         log.info("%s of message %d in chat %d refused (%s)", out.act, message_id, chat_id, e)
         if out.act == PIN and "rights" in e.message.lower():  # taken away meanwhile
-            c.may, c.asked = False, pins.clock()
+            rights = pins.chat(chat_id)
+            rights.may, rights.asked = False, pins.clock()
         return out.act == DELETE
     return False
 
@@ -191,7 +227,7 @@ def sight_outs(table: Any, pins: Pins, cheers: int, dealt: bool, page_before: in
     log_slot = Slot(table.id, SlotKind.LOG, page)
     m = table.match
     if m is not None and m.phase == Phase.OVER:
-        pins.sight.pop(table.id, None)
+        pins.left(table.id)
         delete = act_out(chat, thread, Slot(table.id, SlotKind.TABLE), DELETE)
         return [delete, *unpin_outs(table)]
     outs: list[Out] = []

@@ -14,7 +14,9 @@ answerCallbackQuery), ``rss_kb_per_table`` (the processes that hold the tables;
 ``api_calls_per_action``, ``errors``, ``stalled_tables`` (no action stored for :data:`STALL_S`:
 each printed with who was asked and the last calls to its chats); ``heap_kb_per_table``: the bot's
 heap by owner per table played, bot.memreport, and ``tables_held``: tables in the processes'
-memory at the end, over all of them). Never a timed test."""
+memory at the end, over all of them; ``per_process``: each bot process's resident memory,
+heap and allocator before and after, so that a sum over several can be checked). Never a timed
+test."""
 
 from __future__ import annotations
 
@@ -255,6 +257,11 @@ async def run_bench(
         return await _run(tables, actions, seed, db, tmp, setup)
 
 
+def _warm(tables: int, setup: Setup) -> int:
+    """The warm-up's tables: a quarter of the measured ones (one at least) for each process."""
+    return max(1, tables // 4) * setup.procs
+
+
 def _bots(api: LocalBotApi, url: str, seed: int, tmp: str, setup: Setup) -> BotProcess | BotCluster:
     knobs = {**KNOBS, "GOUJI_SEED": str(seed)}
     if setup.procs == 1 and not setup.webhook:
@@ -272,16 +279,25 @@ async def _run(
         await bot.start()
         async with S.storage_for(url) as db:
             try:
-                # a quarter of the tables (one at least) play first: what every table shares
-                # — fonts, the worker processes' picture caches, connection pools, SQLite's
-                # page cache — grows to its working size before the tables are counted
-                warm = [await _table(api, tables + k) for k in range(max(1, tables // 4))]
+                # a quarter of the tables (one at least) play first in each process: what
+                # every table a process serves shares — fonts, the worker processes' picture
+                # caches, connection pools and their prepared statements, the engine's capped
+                # tables, SQLite's page cache, the allocator's pools — grows to its working size
+                # before the tables are counted. Each of several processes is warmed as one
+                # alone is (a quarter of the tables each, the forwarder giving consecutive
+                # tables to the processes in turn): its fixed cost is no table's
+                warm = [await _table(api, tables + k) for k in range(_warm(tables, setup))]
                 await api.idle(quiet=0.3, timeout=60.0)
                 await asyncio.gather(*(_seat(api, g, us) for g, us in warm))
                 await _play(api, db, warm, actions)
                 await api.idle(quiet=3.5, timeout=120.0)  # paced edits sent
+                # a first report before memory is read: its walk over the heap leaves some
+                # 1 MB in each process the first time (then none), no table's
+                await bot.heap()
                 rss0, main0 = bot.rss_kb(), bot.rss_main_kb()
+                mem0 = _memory(bot)  # (read before the report's walk, as rss0)
                 heap0 = await bot.heap()
+                mem0 = _with_report(bot, mem0)
                 seated = [await _table(api, k) for k in range(tables)]
                 await api.idle(quiet=0.3, timeout=300.0)
                 await asyncio.gather(*(_seat(api, g, us) for g, us in seated))
@@ -298,7 +314,9 @@ async def _run(
                 watch.cancel()
                 elapsed, cpu = time.perf_counter() - t0, bot.cpu_s() - cpu0
                 rss1, main1 = bot.rss_kb(), bot.rss_main_kb()
+                mem1 = _memory(bot)
                 heap1 = await bot.heap()
+                mem1 = _with_report(bot, mem1)
                 calls = sum(api.counts().values()) - start_calls
                 lat = api.latency()[start_lat:]
                 methods = api.first_calls()[start_lat:]
@@ -357,6 +375,11 @@ async def _run(
             1,
         ),
         "tables_held": heap1.get("tables", 0),  # over all processes (each held once is 1×)
+        # each bot process before and after the tables played: resident (anonymous, files
+        # mapped), the heap by owner in all, tables held, Python's objects, malloc's figures
+        "per_process": [
+            {k: [a.get(k), b.get(k)] for k in b} for a, b in zip(mem0, mem1, strict=True)
+        ],
         "api_calls_per_action": round(calls / max(n, 1), 2),
         "errors": errors,
         "stalled_tables": len(stalled),
@@ -367,6 +390,17 @@ async def _run(
         "flood_waits": _flood_waits(log),  # 429s, by the kind of chat they met
         "log_kept": kept,  # the bot's log, kept when a table stalled
     }
+
+
+def _memory(bot: BotProcess | BotCluster) -> list[dict[str, int]]:
+    """Each bot process's memory now (BotProcess.memory)."""
+    return bot.memory() if isinstance(bot, BotCluster) else [bot.memory()]
+
+
+def _with_report(bot: BotProcess | BotCluster, mem: list[dict[str, int]]) -> list[dict[str, int]]:
+    """Each process's ``mem`` with its last report's figures (BotProcess.reported)."""
+    reported = bot.reported() if isinstance(bot, BotCluster) else [bot.reported()]
+    return [{**m, **r} for m, r in zip(mem, reported, strict=True)]
 
 
 async def _watch_loop(lags: list[float]) -> None:

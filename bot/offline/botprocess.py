@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from .localapi import LocalBotApi
 
@@ -68,6 +69,7 @@ class BotProcess:
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        self.report: dict[str, Any] = {}  # the last memory report (heap)
 
     @property
     def backend(self) -> str:
@@ -141,7 +143,29 @@ class BotProcess:
         await until(path.exists, 60.0)
         await asyncio.sleep(0.2)  # written whole
         data = json.loads(path.read_text(encoding="utf-8"))
+        self.report = data
         return {**data["bytes"], "tables": data["tables"]}
+
+    def memory(self) -> dict[str, int]:
+        """The bot's own process now (Linux): ``rss_kb``, of it ``anon_kb`` (the heap, stacks)
+        and ``file_kb`` (files mapped: shared libraries, first touched)."""
+        assert self.proc is not None
+        rollup = _smaps_rollup(self.proc.pid)
+        rss = rollup.get("Rss", 0)
+        anon = rollup.get("Anonymous", 0)
+        return {"rss_kb": rss, "anon_kb": anon, "file_kb": rss - anon}
+
+    def reported(self) -> dict[str, int]:
+        """From the last :meth:`heap` report: the heap by owner in all (``heap_kb``), the
+        tables held, the process's Python objects and malloc figures (bot.memreport.process,
+        read as the report began)."""
+        if not self.report:
+            return {}
+        return {
+            "heap_kb": sum(self.report["bytes"].values()) // 1024,
+            "tables": self.report["tables"],
+            **self.report.get("process", {}),
+        }
 
     async def kill(self) -> None:
         """SIGKILL: gone at once, whatever it was doing."""
@@ -194,6 +218,21 @@ def _cpu_s(pid: int) -> float:
         return 0.0
     fields = stat.rsplit(")", 1)[1].split()  # after the name, which may hold spaces
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def _smaps_rollup(pid: int) -> dict[str, int]:
+    """/proc/PID/smaps_rollup's figures in kB (Rss, Anonymous, Shared_Clean, …)."""
+    try:
+        lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+    except OSError:
+        return {}
+    out: dict[str, int] = {}
+    for line in lines[1:]:
+        name, _, rest = line.partition(":")
+        value = rest.split()
+        if value and value[0].isdigit():
+            out[name] = int(value[0])
+    return out
 
 
 def _rss_kb(pid: int) -> int:

@@ -137,6 +137,14 @@ class BotCluster:
                     out[k] = out.get(k, 0) + v
         return out
 
+    def memory(self) -> list[dict[str, int]]:
+        """Each running process's :meth:`BotProcess.memory`."""
+        return [p.memory() for p in self.procs if p.running]
+
+    def reported(self) -> list[dict[str, int]]:
+        """Each running process's :meth:`BotProcess.reported`."""
+        return [p.reported() for p in self.procs if p.running]
+
     def log_text(self) -> str:
         """Every process's log, one after the other."""
         return "".join(

@@ -1,0 +1,54 @@
+"""The bench's memory figures: each process warmed alike, and what each process holds."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from botkit import world
+
+from bot import memreport
+from bot.offline.bench import Setup, _warm
+from bot.offline.botprocess import _smaps_rollup
+from bot.offline.forwarder import TableRoutes
+
+
+def test_each_process_is_warmed_as_one_alone() -> None:
+    assert _warm(60, Setup()) == 15
+    assert _warm(60, Setup(3, True)) == 45
+    assert _warm(2, Setup(3, True)) == 3  # one table each at least
+
+
+def test_the_warm_tables_are_spread_evenly_over_the_processes() -> None:
+    # the bench's groups (bench._table: chat -10,000,000 - k), routed by chat as the forwarder
+    # does: consecutive tables go to the processes in turn
+    routes = TableRoutes()
+    keys = [
+        routes.key(json.dumps({"message": {"chat": {"id": -10_000_000 - k}}}).encode())
+        for k in range(60, 60 + _warm(60, Setup(3, True)))
+    ]
+    assert Counter(k % 3 for k in keys if k is not None) == {0: 15, 1: 15, 2: 15}
+
+
+def test_a_process_reports_its_objects_and_allocator() -> None:
+    figures = memreport.process()
+    assert figures["objects"] > 0 and figures["blocks"] > 0
+    if "malloc_kb" in figures:  # glibc
+        assert figures["malloc_kb"] > 0 and figures["malloc_free_kb"] >= 0
+
+
+def test_resident_memory_splits_into_anonymous_and_files() -> None:
+    rollup = _smaps_rollup(os.getpid())
+    if rollup:  # Linux
+        assert 0 < rollup["Anonymous"] < rollup["Rss"]
+
+
+@pytest.mark.e2e  # a bot's parts over the local server
+async def test_a_report_counts_the_database_connections_held(tmp_path: Path) -> None:
+    async with world(tmp_path) as w:
+        figures = memreport.report(w.parts)
+        assert figures["process"]["connections"] == 0  # SQLite: no pool
+        assert figures["tables"] == 0 and figures["process"]["objects"] > 0
