@@ -11,7 +11,7 @@ import pytest
 from botkit import world
 
 from bot import memreport
-from bot.offline.bench import Setup, _warm
+from bot.offline.bench import Setup, _per_table, _warm
 from bot.offline.botprocess import _smaps_rollup
 from bot.offline.forwarder import TableRoutes
 
@@ -52,3 +52,9 @@ async def test_a_report_counts_the_database_connections_held(tmp_path: Path) -> 
         figures = memreport.report(w.parts)
         assert figures["process"]["connections"] == 0  # SQLite: no pool
         assert figures["tables"] == 0 and figures["process"]["objects"] > 0
+
+
+def test_a_figure_at_rest_is_per_table_or_none() -> None:
+    assert _per_table(None, 100, 10) is None  # the bot never settled: not read
+    assert _per_table(1100, 100, 10) == 100.0
+    assert _per_table(3 * 1024 * 10 + 500, 500, 10, 1024) == 3.0

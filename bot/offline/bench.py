@@ -321,10 +321,12 @@ async def _run(
                 lat = api.latency()[start_lat:]
                 methods = api.first_calls()[start_lat:]
                 answers = api.answer_latency()[start_answers:]
+                rest = await _at_rest(api, bot)
             finally:
                 await bot.stop()
             log = bot.log_text()
             state_kb = await state_kb_per_table(url)
+    heap_total0 = sum(v for k, v in heap0.items() if k != "tables")
     kept = _keep_log(log) if stalled else None  # to find out why (the run's folder goes)
     error_lines = [line for line in log.splitlines() if " ERROR " in line]
     errors = len(error_lines)
@@ -374,6 +376,11 @@ async def _run(
             sum(v - heap0.get(k, 0) for k, v in heap1.items() if k != "tables") / tables / 1024,
             1,
         ),
+        # the same once the messages waiting for the token's budget are out (the state the
+        # figures before the tables were read in): what the tables themselves hold, without
+        # the backlog the saturated budget left in the chats' queues at the play's end
+        "rss_kb_per_table_at_rest": _per_table(rest[0], main0, tables),
+        "heap_kb_per_table_at_rest": _per_table(rest[1], heap_total0, tables, 1024),
         "tables_held": heap1.get("tables", 0),  # over all processes (each held once is 1×)
         # each bot process before and after the tables played: resident (anonymous, files
         # mapped), the heap by owner in all, tables held, Python's objects, malloc's figures
@@ -390,6 +397,23 @@ async def _run(
         "flood_waits": _flood_waits(log),  # 429s, by the kind of chat they met
         "log_kept": kept,  # the bot's log, kept when a table stalled
     }
+
+
+async def _at_rest(api: LocalBotApi, bot: BotProcess | BotCluster) -> tuple[int | None, int | None]:
+    """The bot processes' resident memory (KB) and heap by owner in all (bytes) once every
+    waiting message is out; ``None`` when the bot does not settle within two minutes."""
+    try:
+        await api.idle(quiet=3.5, timeout=120.0)
+    except TimeoutError:
+        return None, None
+    main = bot.rss_main_kb()  # (read before the report's walk)
+    heap = await bot.heap()
+    return main, sum(v for k, v in heap.items() if k != "tables")
+
+
+def _per_table(now: int | None, before: int, tables: int, unit: int = 1) -> float | None:
+    """``now - before`` a table, in ``unit`` (None: not read)."""
+    return None if now is None else round((now - before) / tables / unit, 1)
 
 
 def _memory(bot: BotProcess | BotCluster) -> list[dict[str, int]]:
