@@ -7,9 +7,9 @@ points (Telegram HTML)::
     后来 喆喆 被闷。（−4 分，胜率 −30%）
 
 The win chance is shown only when it is large and stable (``TurningPoint.win_sure``); a near
-tie (``TurningPoint.tied``) is shown under a line saying those moves cost about the same and the
-computer cannot tell which cost more; a review whose budget ran out before its ranking settled
-is titled a demo (``Review.settled``)."""
+tie (``TurningPoint.tied``: moves the rollouts cannot tell apart) is shown under a line saying
+the computer cannot tell which of them costs more; a review whose budget ran out before its
+ranking settled is titled a demo (``Review.settled``)."""
 
 from __future__ import annotations
 

@@ -82,7 +82,6 @@ class Transcript:
         self.lang = lang_or_default(lang)
         self.cat = Catalog.load(self.lang)
         self._done: list[tuple[str, bool]] = []
-        self._taken = 0
         self._shouts: list[str] = []  # cheers not yet taken, in the order they happened
         self._line: _Line | None = None
         self._closing = False  # the line's trick is over; tail events may still add to it
@@ -109,8 +108,8 @@ class Transcript:
             self._finish()
 
     def take_finished(self) -> list[str]:
-        out = [line for line, _ in self._done[self._taken :]]
-        self._done, self._taken = [], 0  # taken: the bot keeps them (its log), not twice
+        out = [line for line, _ in self._done]
+        self._done = []  # taken: the bot keeps them (its log), not twice
         return out
 
     def current(self) -> str | None:

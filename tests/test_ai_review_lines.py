@@ -85,11 +85,11 @@ def test_a_tie_is_shown_as_one_in_players_words_and_stored() -> None:
     ]
     review = _review([firm, *tied], [_turning_point(tied=True)])
     zh = review_text(review, NAMES, "zh").splitlines()
-    assert zh[3] == "下面几手代价差不多，电脑分不出哪手更大："
+    assert zh[3] == "下面几手电脑分不出哪手代价更大："
     assert zh[4].startswith("「小美 2个K」张姐 没管") and zh[5].startswith("「小美 2个K」阿强 没管")
     assert zh[7] == "下面这手电脑没有十足把握，仅供参考：" and zh[8].startswith("「小美 2个K」老王")
     en = review_text(review, NAMES, "en")
-    assert "These moves cost about the same; the computer cannot tell which cost more:" in en
+    assert "The computer cannot tell which of these moves costs more:" in en
     stored = Review.from_json(json.loads(json.dumps(review.to_json())))
     assert stored == review and [tp.tied for tp in stored.teams[0]] == [False, True, True]
     old = tied[0].to_json()

@@ -257,11 +257,6 @@ class _Point:
             se = max(se, abs(lost) / len(diffs))
         return b, lost, statistics.fmean(wins), se, _se(wins)
 
-    def bounds(self) -> tuple[float, float, float]:
-        """(the cost, its lower and upper confidence bound)."""
-        _, lost, _, se, _ = self.cost()
-        return lost, lost - Z * se, lost + Z * se
-
 
 def _se(xs: Sequence[float]) -> float:
     return statistics.pstdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
