@@ -45,6 +45,7 @@ from . import memreport
 from . import storage as S
 from .activity import TrackedUpdates
 from .answers import ANSWER_WITHIN_S, ANSWERING, Call, by_query
+from .chats import lang_of_code
 from .compose import Parts, compose, start
 from .health import HEARTBEAT_EVERY, Heartbeat
 from .intake import Intake
@@ -146,8 +147,7 @@ class _Application(
 
 
 def user_info(user: User) -> UserInfo:
-    code = (user.language_code or "").lower()
-    lang = "zh" if code.startswith("zh") else "en" if code.startswith("en") else None
+    lang = lang_of_code(user.language_code)
     name = clean_name(" ".join(p for p in (user.first_name, user.last_name) if p))
     return UserInfo(user.id, name or clean_name(user.username or "") or "?", lang)
 

@@ -9,6 +9,14 @@ from . import storage as S
 from .model import ChatSettings
 
 
+def lang_of_code(code: object) -> str | None:
+    """The catalog language of a Telegram ``language_code`` ("zh…" or "en…"), else None."""
+    if not isinstance(code, str):
+        return None
+    code = code.lower()
+    return "zh" if code.startswith("zh") else "en" if code.startswith("en") else None
+
+
 @dataclass(frozen=True)
 class UserInfo:
     """The Telegram user behind an update, as far as the bot needs."""

@@ -30,11 +30,13 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from renderers import t
+from renderers.i18n import DEFAULT_LANG
 
 from .budget import Budgets
 from .buttons import BadCallback, Callback
+from .chats import lang_of_code
 from .pins import Pins
-from .storyqueue import StoryQueue
+from .storyqueue import StoryQueue, story_key
 
 log = logging.getLogger("gouji.intake")
 LOG_EVERY = 1000  # junk presses between two log lines (never a line each: a flood's log)
@@ -72,8 +74,7 @@ def junk_key(update: dict[str, Any]) -> str | None:
 
 
 def _lang(user: dict[str, Any]) -> str:
-    code = user.get("language_code")
-    return "en" if isinstance(code, str) and code.lower().startswith("en") else "zh"
+    return lang_of_code(user.get("language_code")) or DEFAULT_LANG
 
 
 class Intake:
@@ -140,7 +141,7 @@ class Intake:
         name, chat_id, user_id, thread = _group_command(update, self.username)
         if name not in GROUP_ANSWERS or chat_id is None or user_id is None:
             return False
-        if not self.stories.waits(chat_id, f"{name}:{thread}:"):  # bot.router: its key
+        if not self.stories.waits(chat_id, story_key(name, thread)):
             return False
         self.budgets.spend(user_id, chat_id)
         if self.pins is not None:

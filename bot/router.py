@@ -29,7 +29,7 @@ from .buttons import BadCallback, Callback, Kind, Op
 from .model import TableStatus
 from .outbox import Answer
 from .pins import Pins
-from .storyqueue import COSTS, StoryQueue
+from .storyqueue import COSTS, StoryQueue, story_key
 from .table import Table
 from .tables import Tables, UserInfo
 
@@ -195,7 +195,7 @@ class Router:
     def _queued(self, name: str, cost: int, handler: CommandHandler) -> CommandHandler:
         async def queued(call: CommandCall) -> None:
             about = call.reply_to.id if name == "stats" and call.reply_to is not None else ""
-            key = f"{name}:{call.thread_id}:{about}"  # a second one while it waits replaces it
+            key = story_key(name, call.thread_id, about)
             self.stories.submit(call.chat_id, key, cost, partial(handler, call))
 
         return queued

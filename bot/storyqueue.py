@@ -38,7 +38,15 @@ DELIVERY_WAIT_S = 120.0  # at most this long for an answer's messages before the
 # how often a chat's queue looks whether its answer's messages went out (a group's messages go
 # one per 3 s: a quarter second more is nothing, and a flooded group's queue wakes seldom)
 DELIVERY_POLL_S = 0.25
+
+
 # set while a story answer runs: what it posts goes after the game's messages (bot.sender)
+def story_key(name: str, thread: int | None, about: object = "") -> str:
+    """The key of a group's story answer in its queue (:meth:`StoryQueue.submit`): a second
+    one with the same key while it waits replaces it (``about``: the message it is about)."""
+    return f"{name}:{thread}:{about}"
+
+
 LATER: contextvars.ContextVar[bool] = contextvars.ContextVar("story_later", default=False)
 
 Job = Callable[[], Awaitable[object]]

@@ -74,6 +74,36 @@ async def test_junk_is_answered_within_its_pressers_budget_then_not_at_all() -> 
     assert intake.batch([real]) == [real] and intake.batch([]) == []
 
 
+async def test_a_press_of_any_shape_never_breaks_intake() -> None:
+    """Fields of the wrong type anywhere (a modified client, a broken proxy): intake never
+    raises; what is not a press Telegram sends goes on to python-telegram-bot, which refuses it
+    as it always did; a junk press with an English code is answered in English."""
+    answered: list[str] = []
+
+    async def answer(query_id: str, text: str) -> None:
+        answered.append(text)
+
+    intake = Intake(Budgets(), answer)
+    odd: list[Any] = []
+    for field, value in (("from", "42"), ("from", None), ("id", 7), ("id", None)):
+        update = press(1, "x")
+        update["callback_query"][field] = value
+        odd.append(update)
+    for markup in ({"inline_keyboard": "x"}, {"inline_keyboard": [None, "y", [7]]}, "z", None):
+        update = press(2, LOBBY_GO, offered=[])
+        update["callback_query"]["message"]["reply_markup"] = markup
+        odd.append(update)
+    for update in odd:
+        intake.take(update)  # never raises
+    assert not intake.junk_press(odd[0]) and not intake.junk_press(odd[2])  # handed on
+    assert intake.batch(["x", None, 3]) == ["x", None, 3]  # not updates at all: left alone
+    english = press(3, "x")
+    english["callback_query"]["from"]["language_code"] = "en-GB"
+    assert intake.junk_press(english)
+    await asyncio.sleep(0)
+    assert answered and answered[-1].isascii()
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("webhook", [False, True], ids=["polling", "webhook"])
 async def test_a_junk_press_touches_no_handler_and_no_storage(
