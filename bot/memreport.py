@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from engine.rules import Rules
 from renderers.i18n import Catalog
 
-from .trim import _libc, trim
+from .trim import libc_or_none, trim
 
 if TYPE_CHECKING:
     from .compose import Parts
@@ -140,7 +140,7 @@ def process() -> dict[str, int]:
     malloc (``malloc_kb``: in use, ``malloc_free_kb``: held free in its heap, ``mmap_kb``:
     big blocks mapped on their own) — where the resident figure's growth sits."""
     out = {"objects": len(gc.get_objects()), "blocks": sys.getallocatedblocks()}
-    libc = _libc()
+    libc = libc_or_none()
     fn = getattr(libc, "mallinfo2", None) if libc is not None else None
     if fn is not None:
         fn.restype = _Mallinfo2

@@ -13,7 +13,7 @@ TRIM_EVERY_S = 10.0
 
 
 @cache
-def _libc() -> ctypes.CDLL | None:
+def libc_or_none() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("c")
     try:
         libc = ctypes.CDLL(name) if name else None
@@ -24,7 +24,7 @@ def _libc() -> ctypes.CDLL | None:
 
 def trim() -> None:
     """Free pages of the heap given back to the system (glibc)."""
-    libc = _libc()
+    libc = libc_or_none()
     if libc is not None:
         libc.malloc_trim(0)
 
