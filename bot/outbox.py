@@ -43,6 +43,11 @@ class Media:
     edit: int | None = None
 
 
+# The sender's act: a slot's earlier message (``message_id``) deleted once its new one is out
+# (one live message a slot); ``new``: at a question's level (it retires a question)
+RETIRE = "retire"
+
+
 @dataclass(frozen=True, slots=True)
 class Slot:
     """One message a table keeps in place: which table, which kind, whose (page or seat)."""
@@ -81,7 +86,8 @@ class Out:
     rev: int = 0
     # a story answer (bot.storyqueue): the chat's game messages go before it
     later: bool = False
-    # an act on the slot's message instead of content: "delete", "pin", "unpin" (bot.pins)
+    # an act on the slot's message instead of content: "delete", "pin", "unpin" (bot.pins);
+    # :data:`RETIRE` (the sender's own)
     act: str = ""
 
     def dumps(self) -> bytes:

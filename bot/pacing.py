@@ -11,7 +11,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from .coord import PgCoord
 from .outbox import Out, Slot, SlotKind
@@ -93,6 +93,7 @@ def asks(out: Out) -> bool:
 # table is late under load, never stopped.
 QUESTION, PRIVATE, GROUP = 0, 1, 2
 SHARE = 4
+Asked: TypeAlias = int | asyncio.Future[None]  # a turn asked: by a chat (its id) or by a task
 
 
 def level(chat_id: int, question: bool = False) -> int:
@@ -103,25 +104,59 @@ def level(chat_id: int, question: bool = False) -> int:
 class Pace:
     """At most ``per_s`` calls a second over all chats (after a first ``burst``), granted in the
     order asked within each level (:data:`QUESTION`, :data:`PRIVATE`, :data:`GROUP`: a lower
-    one first); 0: no limit. A chat's worker waits for its turn *before* it takes its next
-    message, so under load the message stays in the chat's queue, where newer content replaces
-    it, and its picture is drawn only when its call can go out: the bot keeps no backlog of
-    calls waiting for Telegram's budget, only each chat's newest content."""
+    one first); 0: no limit. A chat with messages waiting is a number here (:meth:`want`), not
+    a task: its worker is made when its turn is granted (``granted``), then takes the chat's
+    newest message — under load the message stays in the chat's queue, where newer content
+    replaces it, and its picture is drawn only when its call can go out: the bot keeps no
+    backlog of calls waiting for Telegram's budget, only each chat's newest content. A call
+    tried again waits for a turn of its own (:meth:`turn`)."""
 
     def __init__(self, per_s: float, burst: int = 5) -> None:
         self.interval = 1.0 / per_s if per_s > 0 else 0.0
         self.burst = burst
         self._next = 0.0  # when the budget is free again, at this pace
-        # the turns asked at each level, in the order asked
-        self._asked: tuple[deque[asyncio.Future[None]], ...] = (deque(), deque(), deque())
+        # the turns asked at each level, in the order asked: a chat's id (:meth:`want`) or a
+        # task's future (:meth:`turn`)
+        self._asked: tuple[deque[Asked], ...] = (deque(), deque(), deque())
         self._waiting = 0  # turns asked and not yet granted (nor given up)
+        self._wants: dict[int, int] = {}  # chat → the level of the turn it wants
         self._chats: dict[int, tuple[asyncio.Future[None], int]] = {}  # chat → its turn asked
         self._timer: asyncio.TimerHandle | None = None
         self._granted = 0
+        # a chat's turn granted (bot.sender: its worker made then)
+        self.granted: Callable[[int], None] = _nobody
+
+    def want(self, chat_id: int, at: int) -> None:
+        """A turn for ``chat_id`` at level ``at`` (:func:`level`): ``granted(chat_id)`` is called
+        when it comes (at once when the budget is free). A chat wants one turn at a time;
+        :meth:`hurry` may move it up meanwhile."""
+        if chat_id in self._wants:
+            if at < self._wants[chat_id]:
+                self._move(chat_id, at)
+            return
+        if not self.interval or (not self._waiting and self._take()):
+            self._give(chat_id)
+            return
+        self._wants[chat_id] = at
+        self._asked[at].append(chat_id)
+        self._waiting += 1
+        self._arm()
+
+    def wants(self, chat_id: int) -> int | None:
+        """The level of the turn the chat wants (None: it wants none)."""
+        return self._wants.get(chat_id)
+
+    def forget(self) -> None:
+        """No chat wants a turn any more (the sender stops)."""
+        for chat_id, at in self._wants.items():
+            self._asked[at].remove(chat_id)
+        self._waiting -= len(self._wants)
+        self._wants.clear()
 
     async def turn(self, at: int = GROUP, chat_id: int | None = None) -> None:
-        """A turn in the budget, at level ``at`` (:func:`level`); ``chat_id``: the chat it is
-        for (:meth:`hurry` may move it up meanwhile)."""
+        """A turn in the budget, at level ``at`` (:func:`level`), for the task that awaits it
+        (a call tried again); ``chat_id``: the chat it is for (:meth:`hurry` may move it up
+        meanwhile)."""
         if not self.interval:
             return
         if not self._waiting and self._take():
@@ -140,33 +175,59 @@ class Pace:
                 del self._chats[chat_id]
 
     def hurry(self, chat_id: int) -> None:
-        """A question posted to a chat whose worker waits for a turn: the turn goes first."""
+        """A question posted to a chat that waits for a turn: the turn goes first."""
+        if chat_id in self._wants:
+            self._move(chat_id, QUESTION)
+            return
         turn, at = self._chats.get(chat_id, (None, QUESTION))
         if turn is not None and at != QUESTION and not turn.done():
             self._chats[chat_id] = (turn, QUESTION)
             self._asked[QUESTION].append(turn)  # (its older place: skipped once granted)
             self._arm()
 
+    def _move(self, chat_id: int, at: int) -> None:
+        """A chat's wanted turn moved up to level ``at`` (last of those asked there)."""
+        was = self._wants[chat_id]
+        if at >= was:
+            return
+        self._asked[was].remove(chat_id)  # (a few hundred ids at most: microseconds)
+        self._asked[at].append(chat_id)
+        self._wants[chat_id] = at
+        self._arm()
+
     def _given(self, turn: asyncio.Future[None]) -> None:
         self._waiting -= 1
 
-    def _head(self) -> asyncio.Future[None] | None:
-        """The turn to grant next (turns granted or given up meanwhile dropped)."""
+    def _give(self, chat_id: int) -> None:
+        try:
+            self.granted(chat_id)
+        except Exception:  # never the grants' loop broken by one chat
+            log.exception("a turn of chat %d not taken", chat_id)
+
+    def _head(self) -> deque[Asked] | None:
+        """The turns whose first one is to be granted next (turns granted or given up
+        meanwhile dropped)."""
         share = (self._granted + 1) % SHARE == 0  # the groups' share: theirs first
         asked = self._asked
         for turns in (asked[GROUP], *asked) if share else asked:
-            while turns and turns[0].done():
+            while turns and not isinstance(turns[0], int) and turns[0].done():
                 turns.popleft()
             if turns:
-                return turns[0]
+                return turns
         return None
 
     def _grant(self) -> None:
         """The turns due now granted, the next one's time awaited."""
         self._timer = None
-        while (turn := self._head()) is not None and self._take():
-            turn.set_result(None)
+        while (turns := self._head()) is not None and self._take():
+            turn = turns.popleft()
             self._granted += 1
+            if isinstance(turn, int):
+                del self._wants[turn]
+                self._waiting -= 1
+                self._give(turn)
+            else:
+                turn.set_result(None)
         self._arm()
 
     def _kick(self) -> None:
@@ -197,6 +258,10 @@ class Pace:
         due = self._due()
         if due is not None:
             self._timer = asyncio.get_running_loop().call_later(max(0.0, due), self._grant)
+
+
+def _nobody(chat_id: int) -> None:
+    raise RuntimeError(f"a turn granted to chat {chat_id} with nobody to take it")
 
 
 class Window:

@@ -7,11 +7,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from .outbox import Out
+from .outbox import RETIRE, Out
 from .storyqueue import LATER
 
 log = logging.getLogger("gouji.queues")
@@ -23,28 +22,33 @@ QUIET_S = 60.0  # a chat's last call is remembered this long (its pace), then fo
 
 @dataclass(slots=True)
 class ChatQueue:
-    """One chat's waiting messages and its worker: it lives while something waits for the chat
-    or is on its way there; an emptied queue leaves memory with its worker (:meth:`Queues.done`),
-    only the time of its last call stays a while (the chat's pace)."""
+    """One chat's waiting messages: it lives while something waits for the chat or is on its
+    way there; an emptied queue leaves memory (:meth:`Queues.done`), only the time of its last
+    call stays a while (the chat's pace). Compact (a few hundred bytes besides the messages):
+    hundreds of chats wait so for the budget of calls at a busy moment."""
 
     # when the last call to this chat went out: at first, when the sender started, as a process
     # that died a moment ago may have spent the chat's budget (a restart's notice waits a pace)
     last: float
-    queue: deque[Out] = field(default_factory=deque)
-    worker: asyncio.Task[None] | None = None
+    # the messages, in order (a list: a handful at most, coalesced; a deque takes 600 bytes)
+    queue: list[Out] = field(default_factory=list)
+    # the sender serves the chat: its pace or a turn awaited, or its worker delivering
+    serving: bool = False
     # stored messages queued here already (several processes: read from the outbox, and
     # posted by this process's own change a moment later)
-    queued: set[int] = field(default_factory=set)
+    queued: list[int] | None = None
 
     def add(self, out: Out) -> list[Out]:
         """``out`` queued, coalesced with what waits (a stored message once); the waiting
         messages it replaces (never sent: out of the outbox)."""
         if out.outbox_id is not None:
-            if out.outbox_id in self.queued:
+            if self.queued is None:
+                self.queued = []
+            elif out.outbox_id in self.queued:
                 return []
-            self.queued.add(out.outbox_id)
+            self.queued.append(out.outbox_id)
             if len(self.queued) > QUEUED_KEPT:
-                self.queued = set(sorted(self.queued)[-QUEUED_KEPT // 2 :])
+                self.queued = sorted(self.queued)[-QUEUED_KEPT // 2 :]
         queue = self.queue
         if out.info:
             waiting = [m for m in queue if m.info]
@@ -78,10 +82,9 @@ class ChatQueue:
                     queue[i] = replace(out, new=pending.new)
                     return [pending]
         elif out.slot is not None:  # sent anew: edits still waiting for the old one are moot
-            moot = [m for m in queue if m.slot == out.slot]
-            kept = [m for m in queue if m.slot != out.slot]
-            queue.clear()
-            queue.extend(kept)
+            # (an older message's retirement is not: that message is gone only then)
+            moot = [m for m in queue if m.slot == out.slot and m.act != RETIRE]
+            queue[:] = [m for m in queue if m.slot != out.slot or m.act == RETIRE]
             self._append(out)
             return moot
         self._append(out)
@@ -111,7 +114,8 @@ class ChatQueue:
         read = {out.outbox_id for out in stored}
         waiting = list(self.queue)
         self.queue.clear()
-        self.queued -= {i for i in read if i is not None}  # queued again now, from the outbox
+        if self.queued is not None:  # queued again now, from the outbox
+            self.queued = [i for i in self.queued if i not in read]
         replaced: list[Out] = []
         for out in stored:
             replaced += self.add(out)
@@ -123,16 +127,16 @@ class ChatQueue:
 
 class Queues:
     """Every chat's queue: where the parts post (``post`` is instant); the sender
-    (:class:`bot.sender.Sender`) takes what waits, a worker a chat."""
+    (:class:`bot.sender.Sender`) takes what waits, a chat at a time in its turn."""
 
     def __init__(self) -> None:
         self.started = time.monotonic()
         self.chats: dict[int, ChatQueue] = {}
         # the last call to each chat whose queue emptied (its pace goes on from there), kept
-        # :data:`QUIET_S`: a float a chat, not its queue, set and worker
+        # :data:`QUIET_S`: a float a chat, not its queue
         self._last: dict[int, float] = {}
         self._last_kept = 0  # how many were kept at the last pruning
-        self._woken: dict[int, None] = {}  # chats with no worker and a message waiting
+        self._woken: dict[int, None] = {}  # chats not served with a message waiting
         self._moot: list[int] = []  # stored messages replaced before they were sent
         self._wake = asyncio.Event()
         self.idle = asyncio.Event()
@@ -155,18 +159,17 @@ class Queues:
         if self.posted is not None:
             self.posted(out)
         self.idle.clear()
-        if chat.worker is None or chat.worker.done():
+        if not chat.serving:
             self._woken[out.chat_id] = None
             self._wake.set()
 
     def sweep(self, now: float | None = None) -> None:
-        """Chats quiet for :data:`QUIET_S` (nothing waiting, no worker, no call meanwhile)
+        """Chats quiet for :data:`QUIET_S` (nothing waiting, not served, no call meanwhile)
         forgotten: the map holds the chats being delivered to, not every chat ever met (a
         call this long ago says nothing of the chat's pace)."""
         now = time.monotonic() if now is None else now
         for chat_id, chat in list(self.chats.items()):
-            idle = chat.worker is None or chat.worker.done()
-            if idle and not chat.queue and now - chat.last > QUIET_S:
+            if not chat.serving and not chat.queue and now - chat.last > QUIET_S:
                 del self.chats[chat_id]
         self._prune(now)
 
@@ -185,7 +188,7 @@ class Queues:
         self._moot += [o.outbox_id for o in outs if o.outbox_id is not None]
 
     async def woken(self) -> tuple[list[int], list[int]]:
-        """The chats that got a message and have no worker, and the stored messages replaced,
+        """The chats that got a message and are not served, and the stored messages replaced,
         since the last call (waits for one)."""
         await self._wake.wait()
         self._wake.clear()
@@ -194,11 +197,13 @@ class Queues:
         return chats, moot
 
     def done(self, chat_id: int | None = None) -> None:
-        """A worker ends (``chat_id``'s): its chat's queue, if empty, leaves memory with the
-        worker and its set of queued ids, its last call remembered (:data:`QUIET_S`). Idle once
-        no chat has a message waiting or on its way (another chat's worker may still be
-        delivering the last message it took)."""
+        """The sender stops serving ``chat_id``: its chat's queue, if empty, leaves memory with
+        its queued ids, its last call remembered (:data:`QUIET_S`). Idle once no chat has a
+        message waiting or on its way (another chat's worker may still be delivering the last
+        message it took)."""
         chat = self.chats.get(chat_id) if chat_id is not None else None
+        if chat is not None:
+            chat.serving = False
         if chat is not None and chat_id is not None and not chat.queue:
             del self.chats[chat_id]
             self._last[chat_id] = chat.last

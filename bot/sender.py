@@ -28,7 +28,7 @@ from renderers.fit import MAX_CAPTION, MAX_MESSAGE, fit
 from .calls import Calls
 from .deployment import Deployment, Turn
 from .media import markup, send_media
-from .outbox import Out, OutboxStore, Slot, SlotStore
+from .outbox import RETIRE, Out, OutboxStore, Slot, SlotStore
 from .pacing import Pacing, Window, asks, level
 from .pins import Pins, deliver_act
 from .queues import ChatQueue, Queues
@@ -38,7 +38,7 @@ from .workers import Workers
 log = logging.getLogger("gouji.sender")
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 RETRY_S = 0.5  # a chat's delivery interrupted (its lease, its outbox unreadable): tried again
-RETRIES = 20  # so many times in a row at most (10 s): then its worker ends till the next message
+RETRIES = 20  # so many times in a row at most (10 s): then the chat waits for its next message
 
 
 @dataclass(slots=True)
@@ -56,11 +56,13 @@ def digest(out: Out) -> bytes:
 
 
 class Sender:
-    """Delivers what waits in the chats' queues (:class:`bot.queues.Queues`), a worker a chat,
-    once started. Slots' message ids are kept by ``slots``; a chat answering 403 is reported
-    to ``on_refused`` (a private chat: the player blocked the bot; a group: it left), a group
-    that became a supergroup to ``on_migrated``; pictures' file_ids by ``uploads``; a message
-    from the ``outbox`` leaves it once delivered; acts (delete, pin, unpin) asked of ``pins``."""
+    """Delivers what waits in the chats' queues (:class:`bot.queues.Queues`), once started: a
+    chat's next message in the chat's turn in the budget of calls (bot.pacing.Pace.want), by
+    a worker made for that turn. Slots' message ids are kept by ``slots``; a chat answering
+    403 is reported to ``on_refused`` (a private chat: the player blocked the bot; a group: it
+    left), a group that became a supergroup to ``on_migrated``; pictures' file_ids by
+    ``uploads``; a message from the ``outbox`` leaves it once delivered; acts (delete, pin,
+    unpin) asked of ``pins``."""
 
     def __init__(
         self,
@@ -107,9 +109,14 @@ class Sender:
         self._forgetting: set[asyncio.Task[None]] = set()
         self._gone: set[tuple[int, int]] = set()  # (chat, message) deleted by an act
         self._dispatch: asyncio.Task[None] | None = None
+        self._delivering: set[asyncio.Task[None]] = (
+            set()
+        )  # chats' deliveries under way (a turn each)
+        self._closed = False
+        self.pace.granted = self._granted
         self._asking: set[int] = set()  # chats whose message being delivered asks (a question)
-        # what the tables post goes to the queues: a question posted to a chat whose worker
-        # waits for a turn moves the turn up (Pace.hurry)
+        # what the tables post goes to the queues: a question posted to a chat that waits for
+        # a turn moves the turn up (Pace.hurry)
         queues.posted = self._posted
 
     @property
@@ -118,7 +125,7 @@ class Sender:
         return self.api.errors
 
     def start(self) -> None:
-        """Deliver from now on: a worker for each chat that gets a message."""
+        """Deliver from now on, to each chat that gets a message."""
         self._dispatch = asyncio.get_running_loop().create_task(self._dispatching(), name="send")
 
     def post(self, out: Out) -> None:
@@ -130,7 +137,8 @@ class Sender:
 
     def _level(self, chat_id: int) -> int:
         """The chat's place in the order of turns: a question's while one waits in its queue
-        or is being delivered (the old question's delete after it, a retry of it)."""
+        or is being delivered (a retry of it), and the old question's retirement after it
+        (a question's :data:`RETIRE` asks too: bot.pacing.asks)."""
         chat = self.queues.chats.get(chat_id)
         question = chat_id > 0 and (
             chat_id in self._asking or (chat is not None and any(asks(o) for o in chat.queue))
@@ -147,16 +155,18 @@ class Sender:
                 task.add_done_callback(self._forgetting.discard)
             for chat_id in chats:
                 chat = self.queues.chats.get(chat_id)
-                if chat is not None and (chat.worker is None or chat.worker.done()):
-                    chat.worker = loop.create_task(self._run(chat_id, chat))
+                if chat is not None and not chat.serving:
+                    chat.serving = True
+                    self._next(chat_id, chat)
 
     async def drain(self, timeout: float = 30.0) -> None:
         """Wait until everything posted so far has been delivered (tests, shutdown)."""
         await asyncio.wait_for(self.queues.idle.wait(), timeout)
 
     async def close(self) -> None:
-        chats = self.queues.chats.values()
-        tasks = [c.worker for c in chats if c.worker is not None]
+        self._closed = True
+        self.pace.forget()
+        tasks = list(self._delivering)
         if self._dispatch is not None:
             tasks.append(self._dispatch)
         for task in tasks:
@@ -171,74 +181,108 @@ class Sender:
         return self.queues.pending()
 
     # -- delivering ----------------------------------------------------------------------------
+    # A chat served waits for its pace (a timer), then for its turn in the budget of calls (a
+    # number in the pace: Pace.want) — no task: hundreds of chats wait so at a busy moment.
+    # Its worker is made when the turn is granted; it delivers one message, then the chat
+    # waits again (:meth:`_next`) while more wait in its queue.
+    def _next(self, chat_id: int, chat: ChatQueue) -> None:
+        """The chat's next message: its turn asked once its pace allows (newer updates
+        coalesce meanwhile)."""
+        wait = chat.last + self.pacing.interval(chat_id) - time.monotonic()
+        if wait > 0:
+            asyncio.get_running_loop().call_later(wait, self._want, chat_id)
+        else:
+            self._want(chat_id)
+
+    def _want(self, chat_id: int) -> None:
+        """A turn for the chat, at its level now (a question posted later hurries it)."""
+        chat = self.queues.chats.get(chat_id)
+        if self._closed or chat is None or not chat.serving:
+            return
+        if not chat.queue:
+            self.queues.done(chat_id)
+            return
+        self.pace.want(chat_id, self._level(chat_id))
+
+    def _granted(self, chat_id: int) -> None:
+        """The chat's turn: its worker delivers its next message."""
+        chat = self.queues.chats.get(chat_id)
+        if self._closed or chat is None or not chat.serving:
+            return
+        task = asyncio.get_running_loop().create_task(self._run(chat_id, chat))
+        self._delivering.add(task)
+        task.add_done_callback(self._delivering.discard)
+
     async def _run(self, chat_id: int, chat: ChatQueue) -> None:
         failed = 0
+        again = True
         try:
-            while chat.queue:
+            while True:
                 try:
                     async with self.deployment.delivering(chat_id, chat, self._forget) as turn:
                         if turn.fresh:  # another process may have changed what the chat shows
                             for slot in [k for k, c in self._slot_chat.items() if c == chat_id]:
                                 self._shown.pop(slot, None)
                                 self._pictures.pop(slot, None)
-                        await self._send_queue(chat_id, chat, turn)
-                    failed = 0
+                        await self._send_one(chat_id, chat, turn)
+                    return
                 except Exception as e:  # the database away a moment (several processes)
-                    # the chat's worker goes on: ended here, what waits in its queue would
-                    # wait until the chat's next message (a question never sent); a fault
-                    # that stays is no reason to spin: after RETRIES the worker ends
+                    # tried again: given up, what waits in the chat's queue would wait until
+                    # the chat's next message (a question never sent); a fault that stays is
+                    # no reason to spin: after RETRIES the chat is no longer served
                     failed += 1
                     if failed > RETRIES:
                         log.exception("delivery to chat %d stopped after %d tries", chat_id, failed)
+                        again = False
                         return
                     log.warning("delivery to chat %d interrupted (%r): tried again", chat_id, e)
                     await asyncio.sleep(RETRY_S)
         finally:
-            self.queues.done(chat_id)
+            if again and chat.queue and not self._closed:
+                self._next(chat_id, chat)
+            else:
+                self.queues.done(chat_id)
 
-    async def _send_queue(self, chat_id: int, chat: ChatQueue, turn: Turn) -> None:
-        while chat.queue:
-            pace = self.pacing.interval(chat_id)
-            if pace > 0:
-                wait = chat.last + pace - time.monotonic()
-                if wait > 0:
-                    await asyncio.sleep(wait)  # newer updates coalesce meanwhile
-            # and meanwhile too; a question before other chats' edits, captions, log pages
-            await self.pace.turn(self._level(chat_id), chat_id)
-            if not chat.queue:
-                break
-            out = chat.queue.popleft()
-            go = await turn.claim(out)  # several processes: the lease's fencing token
-            if go is None:  # the lease moved: the chat waits for whoever holds it now
-                chat.queue.appendleft(out)
-                self.fenced += 1
-                return
-            if not go:
-                continue  # delivered by another process meanwhile
-            self.queues.delivering += 1
-            if asks(out):
-                self._asking.add(chat_id)
-            try:
-                if turn.outdated(out):
-                    self.stale += 1
-                else:
-                    await self._deliver(out)
-            except Exception:  # one bad message never stops a chat's queue
-                self.api.errors += 1
-                log.exception("could not deliver to chat %d", chat_id)
-            finally:
-                self.queues.delivering -= 1
-                self._asking.discard(chat_id)
-            chat.last = time.monotonic()
-            new_id = self.api.moved.pop(chat_id, None)
-            if new_id is not None:
-                await self._follow(chat_id, new_id, [out, *chat.queue])
-                chat.queue.clear()
-            elif out.outbox_id is not None:
-                # delivered, or never deliverable (refused, malformed): out of the outbox.
-                # A kill during the call itself leaves it there: sent again after the
-                # restart (the one case where a message may arrive twice)
-                await self._forget(out.outbox_id)
+    async def _send_one(self, chat_id: int, chat: ChatQueue, turn: Turn) -> None:
+        """The chat's next message, in the turn granted (a call of its own tried again takes
+        another: bot.calls)."""
+        pace = self.pacing.interval(chat_id)
+        if pace > 0 and (wait := chat.last + pace - time.monotonic()) > 0:
+            await asyncio.sleep(wait)  # several processes: another one called the chat lately
+        if not chat.queue:
+            return
+        out = chat.queue.pop(0)
+        go = await turn.claim(out)  # several processes: the lease's fencing token
+        if go is None:  # the lease moved: the chat waits for whoever holds it now
+            chat.queue.insert(0, out)
+            self.fenced += 1
+            return
+        if not go:
+            return  # delivered by another process meanwhile
+        self.queues.delivering += 1
+        if asks(out):
+            self._asking.add(chat_id)
+        try:
+            if turn.outdated(out):
+                self.stale += 1
+            else:
+                await self._deliver(out)
+        except Exception:  # one bad message never stops a chat's queue
+            self.api.errors += 1
+            log.exception("could not deliver to chat %d", chat_id)
+        finally:
+            self.queues.delivering -= 1
+            self._asking.discard(chat_id)
+        chat.last = time.monotonic()
+        new_id = self.api.moved.pop(chat_id, None)
+        if new_id is not None:
+            await self._follow(chat_id, new_id, [out, *chat.queue])
+            chat.queue.clear()
+        elif out.outbox_id is not None:
+            # delivered, or never deliverable (refused, malformed): out of the outbox.
+            # A kill during the call itself leaves it there: sent again after the
+            # restart (the one case where a message may arrive twice)
+            await self._forget(out.outbox_id)
 
     async def _forget(self, outbox_id: int) -> None:
         try:
@@ -254,6 +298,9 @@ class Sender:
             self.post(replace(out, chat_id=new))
 
     async def _deliver(self, out: Out) -> None:
+        if out.act == RETIRE and out.message_id is not None:
+            await self._delete(out.chat_id, out.message_id)
+            return
         if out.act and out.slot is not None:  # delete, pin, unpin the slot's message
             await self._act(out, out.slot)
             return
@@ -285,7 +332,7 @@ class Sender:
             await self.slots.slot_sent(slot, message.message_id)
             gone = (out.chat_id, old) in self._gone
             if old is not None and old != message.message_id and not gone:
-                await self._delete(out.chat_id, old)  # one live message per slot
+                self._retire(out, old)  # one live message per slot
 
     async def _act(self, out: Out, slot: Slot) -> None:
         """bot.pins: the slot's message deleted, pinned or unpinned."""
@@ -298,20 +345,24 @@ class Sender:
             if len(self._gone) > 4096:
                 self._gone = set(sorted(self._gone)[-2048:])
 
+    def _retire(self, out: Out, old: int) -> None:
+        """The slot's earlier message goes once ``out`` is out: its buttons must not outlive it
+        (a question asked anew, a hand sent again), nor a second picture of the hand stand
+        above the new one. Next in the chat's queue (the chat's pace after the send), at a
+        question's level when it retires the old question: at the private level it waited
+        behind every player's other messages (580 of them at the bench's first leads, 35 s)
+        while the chat's edits, the asked player's taps among them, waited behind it."""
+        retire = Out(out.chat_id, "", slot=out.slot, new=asks(out), message_id=old, act=RETIRE)
+        chat = self.queues.chats.get(out.chat_id)
+        if chat is None:
+            self.post(retire)
+        else:
+            chat.queue.insert(0, retire)
+
     async def _delete(self, chat_id: int, message_id: int) -> None:
-        """The slot's earlier message goes: its buttons must not outlive it (a question asked
-        anew, a hand sent again), nor a second picture of the hand stand above the new one. Too
-        old to delete (48 h), or gone: then only its buttons. A call of its own in the chat's
-        budget: it waits the chat's pace after the send."""
-        pace = self.pacing.interval(chat_id)
-        if pace > 0:
-            await asyncio.sleep(pace)
-        # a question's level when it retires the old question (or one waits behind it), and
-        # named by its chat: a question posted meanwhile moves it up (Pace.hurry). At the
-        # private level it waited behind every player's other messages (580 of them at the
-        # bench's first leads, 35 s) while the chat's edits, the asked player's taps among
-        # them, waited behind it (the bench's stalls at action 6)
-        await self.pace.turn(self._level(chat_id), chat_id)
+        """A message deleted; too old to delete (48 h), or gone: then only its buttons."""
+        if (chat_id, message_id) in self._gone:
+            return
         try:
             await self._call(chat_id, lambda: self.bot.delete_message(chat_id, message_id))
         except BadRequest:

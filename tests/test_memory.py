@@ -79,7 +79,7 @@ def test_an_emptied_queue_leaves_memory() -> None:
     for k in range(5):
         queues.post(Out(7, f"m{k}", None, outbox_id=k))
     chat = queues.chats[7]
-    assert len(chat.queue) == 5 and chat.queued == {0, 1, 2, 3, 4}
+    assert len(chat.queue) == 5 and set(chat.queued or ()) == {0, 1, 2, 3, 4}
     chat.queue.clear()  # delivered
     chat.last = 123.0
     queues.done(7)
