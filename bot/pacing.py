@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from .coord import PgCoord
-from .outbox import Out, Slot, SlotKind
+from .outbox import RETIRE, Out, Slot, SlotKind
 
 # A group's table and log are edited at most once in this many seconds: the decisions of a
 # burst (a pass, a one-tap answer, the next play) show in one edit. A player sees each
@@ -72,16 +72,23 @@ class Pacing:
 
 
 def asks(out: Out) -> bool:
-    """Whether ``out`` asks a player to act: their hand message in their private chat sent
-    anew (the question; the deal's hands too), or edited while it asks (its buttons at the
-    match's version: the player's taps shown — a player waiting for one is stuck, while a
-    waiting hand's keyboard is only 托管, at any version: bot.handkeys.ANY_VERSION)."""
+    """Whether ``out`` asks a player to act: their hand message in their private chat with
+    buttons at the match's version (a question, sent anew; the player's taps shown on it while
+    it asks — a player waiting for one is stuck), not a hand that only waits, at any version
+    (its keyboard only 托管: bot.handkeys.ANY_VERSION), sent anew or not — the deal's hands of
+    the players it asks nothing are no questions (they crowded the real ones at the first
+    leads). A hand sent anew without buttons asks; so does the retirement of an old question
+    (:data:`bot.outbox.RETIRE`, ``new``)."""
     slot = out.slot
     if out.chat_id < 0 or slot is None or slot.kind != SlotKind.HAND:
         return False
-    return out.new or any(
+    if out.act:
+        return out.act == RETIRE and out.new
+    if not out.keyboard:
+        return out.new
+    return any(
         b.data is not None and b.data.split(".", 2)[1:2] != ["0"]
-        for row in out.keyboard or ()
+        for row in out.keyboard
         for b in row
     )
 
