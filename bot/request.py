@@ -35,6 +35,21 @@ UNREAD = ("reply_markup", "entities", "caption_entities")
 UPLOAD_TIMEOUT = 30.0  # seconds to write an upload, and to read its answer (PTB's media: 20)
 
 
+def _timeout(
+    pool: float | None, connect: float | None, write: float | None, read: float | None
+) -> aiohttp.ClientTimeout:
+    """A call's timeouts: aiohttp has no write timeout of its own, so the whole call is bounded
+    by the sum of its parts instead (None: that part unbounded, so the whole); its "connect"
+    includes the wait for a free connection."""
+    parts = (pool, connect, write, read)
+    return aiohttp.ClientTimeout(
+        total=None if None in parts else sum(p for p in parts if p is not None),
+        connect=None if pool is None or connect is None else pool + connect,
+        sock_connect=connect,
+        sock_read=read,
+    )
+
+
 class AiohttpRequest(BaseRequest):
     """One aiohttp session with up to ``connections`` connections; a call waits up to
     ``pool_timeout`` seconds for a free one."""
@@ -92,7 +107,8 @@ class AiohttpRequest(BaseRequest):
         if session is None or session.closed:
             raise RuntimeError("AiohttpRequest is not initialized")
         proxy, proxy_auth = self.proxy(url)
-        timeout = aiohttp.ClientTimeout(total=sum(p or 0.0 for p in (self._pool, self._read)))
+        # the whole call bounded as PTB's are (a connection slow to open counted too)
+        timeout = _timeout(self._pool, self._connect, self._write, self._read)
         try:
             async with session.post(
                 url, data=fields, timeout=timeout, proxy=proxy, proxy_auth=proxy_auth
@@ -145,15 +161,7 @@ class AiohttpRequest(BaseRequest):
                 write = UPLOAD_TIMEOUT
             if isinstance(read_timeout, DefaultValue):
                 read = UPLOAD_TIMEOUT
-        # aiohttp has no write timeout of its own: the whole call is bounded by the sum of its
-        # parts instead; its "connect" includes the wait for a free connection
-        parts = (pool, connect, write, read)
-        timeout = aiohttp.ClientTimeout(
-            total=None if None in parts else sum(p for p in parts if p is not None),
-            connect=None if pool is None or connect is None else pool + connect,
-            sock_connect=connect,
-            sock_read=read,
-        )
+        timeout = _timeout(pool, connect, write, read)
         data: aiohttp.FormData | dict[str, str] | None = None
         if request_data is not None:
             files = request_data.multipart_data

@@ -5,6 +5,7 @@ whose message does not quote the URL (the token is in it)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 from collections.abc import AsyncIterator
@@ -105,6 +106,34 @@ async def test_a_slow_server_times_out_and_a_missing_one_is_a_network_error(
         await request.shutdown()
     with pytest.raises(RuntimeError):  # used after shutdown: a clear error, not a hang
         await request.do_request(f"{base}/getMe", "POST")
+
+
+async def test_a_plain_call_is_bounded_while_its_connection_opens() -> None:
+    """A press's answer (the plain call) gives up when its connection does not open within
+    the connect timeout, as PTB's calls do — not after the pool's and the read's (it counted
+    those alone: 6 s here)."""
+    with socket.socket() as server:  # a server whose backlog is full: a connect hangs
+        server.bind(("127.0.0.1", 0))
+        server.listen(0)
+        port = server.getsockname()[1]
+        waiting = [socket.socket() for _ in range(3)]
+        for s in waiting:
+            s.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                s.connect(("127.0.0.1", port))
+        await asyncio.sleep(0.1)
+        request = AiohttpRequest(2, read_timeout=3.0, pool_timeout=3.0, connect_timeout=0.3)
+        await request.initialize()
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        try:
+            with pytest.raises(TimedOut):
+                await request.call(f"http://127.0.0.1:{port}/bot{TOKEN}/answerCallbackQuery", {})
+        finally:
+            await request.shutdown()
+            for s in waiting:
+                s.close()
+        assert loop.time() - start < 2.0
 
 
 async def test_the_environments_proxy_is_used_and_looked_up_once_per_host(
