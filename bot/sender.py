@@ -109,9 +109,8 @@ class Sender:
         self._forgetting: set[asyncio.Task[None]] = set()
         self._gone: set[tuple[int, int]] = set()  # (chat, message) deleted by an act
         self._dispatch: asyncio.Task[None] | None = None
-        self._delivering: set[asyncio.Task[None]] = (
-            set()
-        )  # chats' deliveries under way (a turn each)
+        # the chats' deliveries under way, a turn each (a chat waiting for one holds no task)
+        self._delivering: set[asyncio.Task[None]] = set()
         self._closed = False
         self.pace.granted = self._granted
         self._asking: set[int] = set()  # chats whose message being delivered asks (a question)
