@@ -12,6 +12,7 @@ from bot.buttons import HandOp
 from bot.handkeys import auto_row, hand_button
 from bot.outbox import RETIRE, Out, Slot, SlotKind
 from bot.pacing import PRIVATE, QUESTION, Pacing, asks
+from bot.queues import ChatQueue
 
 WAITING = [auto_row(1, False, False, "zh")]  # a hand's keyboard while others act: 托管 only
 ASKING = [[hand_button("出牌", 1, 7, HandOp.PLAY)], *WAITING]
@@ -59,3 +60,17 @@ async def test_a_hand_goes_at_a_questions_level_while_its_chat_has_a_question() 
     calls = [(c[0], c[1]) for c in bot.calls]
     assert calls.index(("delete", 7)) <= 6, calls
     await sender.close()
+
+
+def test_an_old_messages_retirement_outlives_the_slot_sent_anew() -> None:
+    """The old question's delete waits in its chat's queue (bot.outbox.RETIRE): an edit of
+    the slot does not coalesce into it, and the slot sent anew meanwhile makes the edits moot,
+    not the delete — else the old message, buttons and all, would stay."""
+    chat = ChatQueue(0.0)
+    hand = Slot(1, SlotKind.HAND, 0)
+    retire = Out(5, "", slot=hand, new=True, message_id=9, act=RETIRE)
+    chat.queue.append(retire)
+    edit = Out(5, "已选 3", ASKING, slot=hand)
+    assert chat.add(edit) == [] and chat.queue == [retire, edit]
+    again = Out(5, "轮到你出牌", ASKING, slot=hand, new=True)
+    assert chat.add(again) == [edit] and chat.queue == [retire, again]
