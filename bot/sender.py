@@ -29,7 +29,7 @@ from .calls import Calls
 from .deployment import Deployment, Turn
 from .media import markup, send_media
 from .outbox import RETIRE, Out, OutboxStore, Slot, SlotStore
-from .pacing import Pacing, Window, asks, level
+from .pacing import QUESTION, Pacing, Window, asks, level
 from .pins import Pins, deliver_act
 from .queues import ChatQueue, Queues
 from .uploads import Uploads
@@ -223,7 +223,9 @@ class Sender:
                             for slot in [k for k, c in self._slot_chat.items() if c == chat_id]:
                                 self._shown.pop(slot, None)
                                 self._pictures.pop(slot, None)
-                        await self._send_one(chat_id, chat, turn)
+                        while await self._send_one(chat_id, chat, turn):
+                            if not await self._goes_on(chat_id, chat):
+                                break
                     return
                 except Exception as e:  # the database away a moment (several processes)
                     # tried again: given up, what waits in the chat's queue would wait until
@@ -242,22 +244,37 @@ class Sender:
             else:
                 self.queues.done(chat_id)
 
-    async def _send_one(self, chat_id: int, chat: ChatQueue, turn: Turn) -> None:
+    async def _goes_on(self, chat_id: int, chat: ChatQueue) -> bool:
+        """Whether the chat's worker goes on in its turn's lease (several processes: no new
+        lease and outbox read on a question's path): only for a question's next message —
+        the old question's delete, the asked player's taps shown on it — a short wait at the
+        question's level; anything else waits for its turn without a task (:meth:`_next`)."""
+        if self._closed or not chat.queue or self._level(chat_id) != QUESTION:
+            return False
+        wait = chat.last + self.pacing.interval(chat_id) - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)  # newer updates coalesce meanwhile
+            if self._closed or not chat.queue or self._level(chat_id) != QUESTION:
+                return False
+        await self.pace.turn(QUESTION, chat_id)
+        return True
+
+    async def _send_one(self, chat_id: int, chat: ChatQueue, turn: Turn) -> bool:
         """The chat's next message, in the turn granted (a call of its own tried again takes
-        another: bot.calls)."""
+        another: bot.calls); False when this process no longer holds the chat's delivery."""
         pace = self.pacing.interval(chat_id)
         if pace > 0 and (wait := chat.last + pace - time.monotonic()) > 0:
             await asyncio.sleep(wait)  # several processes: another one called the chat lately
         if not chat.queue:
-            return
+            return True
         out = chat.queue.pop(0)
         go = await turn.claim(out)  # several processes: the lease's fencing token
         if go is None:  # the lease moved: the chat waits for whoever holds it now
             chat.queue.insert(0, out)
             self.fenced += 1
-            return
+            return False
         if not go:
-            return  # delivered by another process meanwhile
+            return True  # delivered by another process meanwhile
         self.queues.delivering += 1
         if asks(out):
             self._asking.add(chat_id)
@@ -277,11 +294,13 @@ class Sender:
         if new_id is not None:
             await self._follow(chat_id, new_id, [out, *chat.queue])
             chat.queue.clear()
-        elif out.outbox_id is not None:
+            return True
+        if out.outbox_id is not None:
             # delivered, or never deliverable (refused, malformed): out of the outbox.
             # A kill during the call itself leaves it there: sent again after the
             # restart (the one case where a message may arrive twice)
             await self._forget(out.outbox_id)
+        return True
 
     async def _forget(self, outbox_id: int) -> None:
         try:
