@@ -8,7 +8,6 @@ spectator's view (``view(None)``).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -76,7 +75,7 @@ class Table:
     match: Match | None = None
     transcript: Transcript | None = None
     selection: dict[int, Counts] = field(default_factory=dict)
-    lock: asyncio.Lock = field(default_factory=LeanLock)  # no waiters kept when none wait
+    lock: LeanLock = field(default_factory=LeanLock)  # no waiters kept when none wait
     lobby_ver: int = 0  # grows with each lobby change (its buttons carry it)
     note: str = ""  # a one-off line for the table caption (a timeout, a player back)
     hinted: dict[int, str] = field(default_factory=dict)  # seat → the hint shown

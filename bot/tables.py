@@ -153,7 +153,7 @@ class Tables:
             yield table
         # several processes: a table another process serves leaves memory after the change it
         # was loaded for (unless another task here waits for it)
-        waited = getattr(table.lock, "_waiters", None)
+        waited = table.lock.waiting
         if self.deployment.leaves(table) and not waited and self.by_id.get(table.id) is table:
             self.drop(table)
 
