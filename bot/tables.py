@@ -12,7 +12,6 @@ import asyncio
 import itertools
 import logging
 import time
-import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from .budget import CHAT, USER, Rate
 from .buttons import b36
 from .chats import Chats, UserInfo
 from .deployment import Deployment
+from .locks import LeanLock
 from .model import TableState, TableStatus
 from .outbox import Out
 from .slotstate import take_stored
@@ -103,11 +103,9 @@ class Tables:
         # tables that left memory idle (evict), by id: their (chat, topic) and seated users
         # (one process: where to find them again; storage has the rest)
         self.parked: dict[int, Parked] = {}
-        # a chat's lock lives while someone holds or awaits it: the map does not grow with
-        # every chat the bot has ever seen
-        self._chat_locks: weakref.WeakValueDictionary[tuple[int, int | None], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        # a chat's lock lives while someone holds or awaits it (chat_lock): the map does not
+        # grow with every chat the bot has ever seen
+        self._chat_locks: dict[tuple[int, int | None], LeanLock] = {}
 
     def on_resume(self, status: TableStatus, show: Callable[[Table], None]) -> None:
         """Tables of ``status`` are shown again (after a restart, or a process that died
@@ -211,9 +209,29 @@ class Tables:
             except Exception:  # storage away a moment: the next sweep tries again
                 log.exception("idle tables stay in memory")
 
-    def chat_lock(self, chat_id: int, thread_id: int | None) -> asyncio.Lock:
-        """The lock of a (chat, topic): held while its table is opened or closed."""
-        return self._chat_locks.setdefault((chat_id, thread_id), asyncio.Lock())
+    @asynccontextmanager
+    async def chat_lock(self, chat_id: int, thread_id: int | None) -> AsyncIterator[None]:
+        """The lock of a (chat, topic), held until the block ends: while its table is opened or
+        closed. It is forgotten when its last holder leaves with nobody waiting (a waiter counts
+        from the moment it asks: one lock a key, never two)."""
+        key = (chat_id, thread_id)
+        lock = self._chat_locks.get(key)
+        if lock is None:
+            lock = self._chat_locks[key] = LeanLock()
+        try:
+            await lock.acquire()
+        except BaseException:  # cancelled while waiting: forgotten if nobody else needs it
+            self._forget_chat_lock(key, lock)
+            raise
+        try:
+            yield
+        finally:
+            lock.release()
+            self._forget_chat_lock(key, lock)
+
+    def _forget_chat_lock(self, key: tuple[int, int | None], lock: LeanLock) -> None:
+        if not lock.locked() and not lock.waiting and self._chat_locks.get(key) is lock:
+            del self._chat_locks[key]
 
     def add(self, table: Table) -> None:
         self.parked.pop(table.id, None)

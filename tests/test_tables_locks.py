@@ -48,3 +48,40 @@ async def test_a_table_leaves_memory_only_when_nobody_here_waits_for_it(tmp_path
     # the first two changes left it for the next waiting one; the last one let it go
     assert present == [True, True, True]
     assert tables.get(7) is None and tables.at(-100, None) is None
+
+
+async def test_a_thousand_chats_passing_leave_no_chat_locks(tmp_path: Path) -> None:
+    """Each (chat, topic) lock is forgotten once nobody holds or awaits it — with several
+    tasks meeting at it, and one giving up while it waits — and it is one lock a key while it
+    lives: never two tasks inside for one (chat, topic)."""
+    tables = registry(tmp_path)
+    inside: dict[tuple[int, int | None], int] = {}
+    most = 0
+
+    async def opens(chat: int, topic: int | None) -> None:
+        nonlocal most
+        async with tables.chat_lock(chat, topic):
+            inside[chat, topic] = inside.get((chat, topic), 0) + 1
+            most = max(most, inside[chat, topic])
+            await asyncio.sleep(0)
+            inside[chat, topic] -= 1
+
+    async def gives_up(chat: int) -> None:
+        waiting = asyncio.create_task(opens(chat, None))
+        await asyncio.sleep(0)
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+
+    work = []
+    for chat in range(-1000, 0):
+        work += [opens(chat, None), opens(chat, None), opens(chat, 5), gives_up(chat)]
+    await asyncio.gather(*work)
+    assert most == 1
+    assert len(tables._chat_locks) == 0
+    # a waiter that gives up as the holder leaves: the lock goes with the last of them
+    async with tables.chat_lock(-1, None):
+        late = asyncio.create_task(opens(-1, None))
+        await asyncio.sleep(0)
+    late.cancel()  # woken, cancelled before it ran
+    await asyncio.gather(late, return_exceptions=True)
+    assert len(tables._chat_locks) == 0
