@@ -165,6 +165,15 @@ class Tables:
         found = [await self.find(tid) for tid in dict.fromkeys(ids)]
         return [t for t in found if t is not None and user_id in t.users()]
 
+    async def of_chat(self, chat_id: int) -> list[Table]:
+        """The chat's open tables in every topic: in memory, or brought back from storage (one
+        that left memory idle; several processes: one another process serves)."""
+        ids = [tid for (chat, _), tid in self.where.items() if chat == chat_id]
+        ids += [tid for tid, p in self.parked.items() if p.chat_id == chat_id]
+        ids += await self.deployment.tables_of_chat(chat_id)
+        found = [await self.find(tid, chat_id) for tid in dict.fromkeys(ids)]
+        return [t for t in found if t is not None and t.chat_id == chat_id]
+
     def unpark(self, table_id: int) -> bool:
         """The table left memory idle here (it is brought back now)."""
         return self.parked.pop(table_id, None) is not None
@@ -396,18 +405,16 @@ class Tables:
         log.info("chat %d migrated to %d", old, new)
 
     async def bot_removed(self, chat_id: int) -> None:
-        """The bot was removed from a group: its tables there end (abandoned, kept stored) —
-        several processes: its open table another process serves too (found in storage)."""
-        await self.find_at(chat_id, None)
-        for (chat, thread), tid in list(self.where.items()):
-            if chat != chat_id:
-                continue
-            async with self.chat_lock(chat, thread):  # as in /stop: memory and database agree
-                table = self.by_id.get(tid)
-                if table is None or self.where.get((chat, thread)) != tid:
+        """The bot was removed from a group: its tables there end (abandoned, kept stored), in
+        every topic — those that left memory idle, and (several processes) those another
+        process serves, too (found in storage)."""
+        for table in await self.of_chat(chat_id):
+            at = (table.chat_id, table.thread_id)
+            async with self.chat_lock(*at):  # as in /stop: memory and database agree
+                if self.where.get(at) != table.id or self.by_id.get(table.id) is not table:
                     continue
                 await self.abandon(table)
-            log.info("table %d abandoned: the bot left chat %d", tid, chat_id)
+            log.info("table %d abandoned: the bot left chat %d", table.id, chat_id)
 
 
 __all__ = ["Config", "Scheduler", "Tables", "UserInfo", "timer_name"]
