@@ -24,7 +24,7 @@ from .outbox import Out, Slot, SlotKind
 from .pacing import Beat
 from .pins import Pins, sight_outs
 from .quiet import OWN_SIDE_BURN_S, own_side_burn
-from .table import Table
+from .table import Table, built_once
 from .tables import Config, Tables, UserInfo, timer_name
 from .tenure import Poster
 from .timers import Job, Scheduler, TimerKind
@@ -162,6 +162,18 @@ class Moves:
         commit loses none of them (they are sent after the restart). Those of a hold's tail
         are stored now and sent when the hold ends."""
         await self.pins.may_pin(table.chat_id)  # known for sight_outs (cached)
+        with built_once():  # the group's table made once (bot.table.built_once)
+            await self._commit(table, entries, events, actor, everyone, first)
+
+    async def _commit(
+        self,
+        table: Table,
+        entries: list[str],
+        events: list[Event],
+        actor: int | None,
+        everyone: bool,
+        first: Sequence[Out],
+    ) -> None:
         outs = [*first, *self.outs(table, events, actor, everyone)]
         if table.match is not None and table.match.phase == Phase.OVER:
             outs += table.game_over_outs()
@@ -221,7 +233,7 @@ class Moves:
                 table.log_shown = len(table.lines)
             playing = table.status == TableStatus.PLAYING and m is not None and not m.over
             if playing and any(s.kind == SlotKind.TABLE for s in slots):
-                self.sender.post(self._unlogged(table, table.table_out()))
+                self.sender.post(table.table_out(table.lines[table.log_shown :]))
 
     def outs(
         self, table: Table, events: list[Event], actor: int | None, everyone: bool = False
@@ -358,33 +370,38 @@ class Moves:
         if table is None:
             return
         async with self.tables.locked(table):
-            hold = table.held()
-            if not self._unchanged(table, job.version) or hold is None or hold.step != job.step:
-                return
-            held = _own_part(table, hold.actor)  # as the actor's message shows it
-            hold.step += 1
-            if hold.step < len(hold.steps):
-                # the group's table follows each step (its caption); the players' private
-                # chats wait for the hold's end, when the asked one's changes
-                self._post(table, [table.table_out()])
-                self.schedule(table)
-                return
-            table.hold = None
-            m = table.match
-            assert m is not None
-            ask = m.asked()
-            # the actor's message was put in place at their press: a snapshot of that moment,
-            # like every waiting hand message; it changes again only if the tail changed their
-            # own part (their hand, their rank), not for the trick's line alone
-            changed = hold.actor is not None and _own_part(table, hold.actor) != held
-            actor = {hold.actor} if changed and hold.actor is not None else set()
-            page = table.st.log_page
-            outs = [*hold.later, *table.log_outs(hold.lines)]
-            outs += sight_outs(table, self.pins, len(hold.later), False, page)
-            seats = actor | ({ask[0]} if ask is not None else set())
-            outs += table.hand_outs(seats, ask)
-            self._post(table, outs)
+            with built_once():  # the group's table made once (bot.table.built_once)
+                self._next_step(table, job)
+
+    def _next_step(self, table: Table, job: Job) -> None:
+        """:meth:`_hold_step`, under the table's lock."""
+        hold = table.held()
+        if not self._unchanged(table, job.version) or hold is None or hold.step != job.step:
+            return
+        held = _own_part(table, hold.actor)  # as the actor's message shows it
+        hold.step += 1
+        if hold.step < len(hold.steps):
+            # the group's table follows each step (its caption); the players' private
+            # chats wait for the hold's end, when the asked one's changes
+            self._post(table, [table.table_out()])
             self.schedule(table)
+            return
+        table.hold = None
+        m = table.match
+        assert m is not None
+        ask = m.asked()
+        # the actor's message was put in place at their press: a snapshot of that moment,
+        # like every waiting hand message; it changes again only if the tail changed their
+        # own part (their hand, their rank), not for the trick's line alone
+        changed = hold.actor is not None and _own_part(table, hold.actor) != held
+        actor = {hold.actor} if changed and hold.actor is not None else set()
+        page = table.st.log_page
+        outs = [*hold.later, *table.log_outs(hold.lines)]
+        outs += sight_outs(table, self.pins, len(hold.later), False, page)
+        seats = actor | ({ask[0]} if ask is not None else set())
+        outs += table.hand_outs(seats, ask)
+        self._post(table, outs)
+        self.schedule(table)
 
     async def _step(self, job: Job) -> None:
         """An AI seat's move, or a human's turn timed out. The hard AI's search runs outside

@@ -1,0 +1,81 @@
+"""What a change builds, counted (bot/moves.py): the group's table message is made once a
+change, even when the log waits for its beat and the table shows its new lines meanwhile."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from botkit import SPEED, World, open_and_seat, over, people, start, world
+
+from bot.buttons import HandOp, LobbyOp
+from bot.moves import Moves
+from bot.offline.localapi import SimGroup, SimUser
+from bot.offline.simplayers import button_data, press_lobby
+from bot.pacing import Pacing
+from bot.table import Table
+
+pytestmark = pytest.mark.e2e  # the bot on the local server
+
+
+async def one_in_auto(w: World, g: SimGroup, me: SimUser) -> None:
+    """``me`` and five AI seats; once the cards are played, ``me`` hands the seat to the AI."""
+    await open_and_seat(w, g, [me])
+    await press_lobby(w.api, g, me, LobbyOp.FILL)
+    await start(w, g, me)
+    for _ in range(20):  # the deal phase's questions answered (the last button: no)
+        msg = [m for m in w.api.messages(me.id) if m.buttons][-1]
+        if button_data(msg, HandOp.AUTO) is not None:
+            break
+        data = msg.buttons[-1].callback_data
+        assert data is not None
+        await me.press(msg, data=data)
+        await w.settle()
+    for op in (HandOp.AUTO, HandOp.AUTO_YES):
+        msg = [m for m in w.api.messages(me.id) if m.buttons][-1]
+        await me.press(msg, data=button_data(msg, op))
+        await w.settle()
+
+
+async def test_the_groups_table_is_made_once_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the group's beat on (the log edited at a slower beat: its new lines shown on the
+    table meanwhile) and at each deal, where the table is sent anew."""
+    made = [0]
+    unlogged = [0]  # tables made with lines the log does not show yet
+    real_parts, real_out = Table._table_parts, Table.table_out
+
+    def parts(self: Table) -> Any:
+        made[0] += 1
+        return real_parts(self)
+
+    def table_out(self: Table, lines: Any = ()) -> Any:
+        unlogged[0] += bool(lines)
+        return real_out(self, lines)
+
+    most: list[int] = []
+    real_commit = Moves.commit
+
+    async def commit(self: Moves, *args: Any, **kw: Any) -> None:
+        before = made[0]
+        await real_commit(self, *args, **kw)
+        most.append(made[0] - before)
+
+    monkeypatch.setattr(Table, "_table_parts", parts)
+    monkeypatch.setattr(Table, "table_out", table_out)
+    monkeypatch.setattr(Moves, "commit", commit)
+    pacing = replace(Pacing.telegram().faster(SPEED), beat_s=0.2)
+    async with world(tmp_path, seed=3, pacing=pacing, ai_delay=0.05) as w:
+        g = w.api.group(-5902, "一次")
+        (me,) = people(w, 1, base=940)
+        await one_in_auto(w, g, me)
+        for _ in range(400):
+            if over(w, g)():
+                break
+            await w.settle()
+        assert over(w, g)()
+    assert unlogged[0] > 5  # the log kept its own beat: its new lines shown on the table
+    assert len(most) > 20 and max(most) == 1, most
