@@ -101,12 +101,17 @@ class Moves:
                     found = True
         return found
 
-    async def act(self, table: Table, action: Action, note: str = "") -> list[Event]:
+    async def act(
+        self, table: Table, action: Action, note: str = "", auto: bool = False
+    ) -> list[Event]:
         """Apply ``action`` (IllegalAction: nothing changed), store it with the messages it
-        causes, then send them. The caller holds the table's lock."""
+        causes, then send them. The caller holds the table's lock. ``auto``: the AI plays a
+        seat for its player (托管), whose hand message waits already: it changes only with
+        what the seat shows of itself (a pass changes nothing there)."""
         m = table.match
         assert m is not None
         before = m.view(None)
+        own = _own_part(table, action.seat)[:-1] if auto else None
         events = m.apply(action)
         table.version = m.version
         table.selection.pop(action.seat, None)
@@ -115,8 +120,9 @@ class Moves:
             table.status = TableStatus.OVER
         table.note = note
         table.hold = self._hold_for(table, before, events, action.seat)
+        same = own is not None and _own_part(table, action.seat)[:-1] == own
         try:
-            await self.commit(table, [entry_text(action)], events, actor=action.seat)
+            await self.commit(table, [entry_text(action)], events, None if same else action.seat)
         except Exception:
             # not stored: the action must not stand either — rebuild from what is stored
             await self.tables.reload(table)
@@ -269,9 +275,7 @@ class Moves:
             everyone = True  # deal phase: tribute and 买3 move cards; game over: all final
         ask = m.asked() if hold is None else None  # held: the next player is not asked yet
         seats = (
-            set(range(6))
-            if everyone
-            else {s for s in (actor, ask[0] if ask else None) if s is not None}
+            set(range(6)) if everyone else {s for s in (actor, _asked(table, ask)) if s is not None}
         )
         return outs + table.hand_outs(seats, ask, dealt)
 
@@ -398,7 +402,8 @@ class Moves:
         page = table.st.log_page
         outs = [*hold.later, *table.log_outs(hold.lines)]
         outs += sight_outs(table, self.pins, len(hold.later), False, page)
-        seats = actor | ({ask[0]} if ask is not None else set())
+        asked = _asked(table, ask)
+        seats = actor | ({asked} if asked is not None else set())
         outs += table.hand_outs(seats, ask)
         self._post(table, outs)
         self.schedule(table)
@@ -434,7 +439,7 @@ class Moves:
                     d = await self.decide(table, seat, level)
                 if d is not None:
                     try:
-                        await self.act(table, d.action)
+                        await self.act(table, d.action, auto=s is not None and s.auto)
                     except IllegalAction as e:
                         log.error("table %d: the AI's action was refused (%s)", table.id, e.code)
                         await self.act(table, timeout_action(m, seat))
@@ -500,3 +505,11 @@ def _own_part(table: Table, seat: int | None) -> tuple[object, ...]:
         return ()
     v = table.view(seat)
     return (v.hand, v.status[seat], v.ranks[seat], v.phase, v.partner_hands, v.to_act == seat)
+
+
+def _asked(table: Table, ask: tuple[int, Ask] | None) -> int | None:
+    """The seat whose hand message a question changes: nobody's when the AI plays the seat for
+    its player (托管): its message waits already, and changes when the AI acts for it."""
+    seat = ask[0] if ask is not None else None
+    s = table.st.seats[seat] if seat is not None else None
+    return None if s is not None and s.auto else seat

@@ -1,9 +1,12 @@
 """What a change builds, counted (bot/moves.py): the group's table message is made once a
-change, even when the log waits for its beat and the table shows its new lines meanwhile."""
+change, even when the log waits for its beat and the table shows its new lines meanwhile; and a
+seat the AI plays for its player (托管) has its hand message made again only when what it
+shows of the seat changes — not when the seat is asked, nor when the AI passes for it."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,37 @@ async def one_in_auto(w: World, g: SimGroup, me: SimUser) -> None:
         msg = [m for m in w.api.messages(me.id) if m.buttons][-1]
         await me.press(msg, data=button_data(msg, op))
         await w.settle()
+
+
+async def test_an_auto_seats_hand_message_is_made_only_when_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[tuple[str, str]] = []  # (picture key, caption) of each hand message of seat 0
+    real = Table.hand_out
+
+    def hand_out(self: Table, seat: int) -> Any:
+        out = real(self, seat)
+        s = self.st.seats[seat]
+        if out is not None and s is not None and s.auto:
+            made.append((out.photo_key, out.text))
+        return out
+
+    async with world(tmp_path, seed=3) as w:
+        g = w.api.group(-5901, "托管")
+        (me,) = people(w, 1, base=930)
+        monkeypatch.setattr(Table, "hand_out", hand_out)
+        await one_in_auto(w, g, me)
+        for _ in range(100):
+            if over(w, g)():
+                break
+            await w.settle()
+        assert over(w, g)()
+    pictures = [k for k, _ in made]
+    # each new one shows another hand (or the seat's rank once out), but the game's end, which
+    # shows every seat its result; before, 44 were made for 15 pictures: each question to the
+    # seat and each pass the AI made for it edited its caption
+    again = sum(1 for a, b in pairwise(pictures) if a == b)
+    assert len(made) > 5 and again <= 1, (len(made), again)
 
 
 async def test_the_groups_table_is_made_once_a_change(
