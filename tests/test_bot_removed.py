@@ -3,20 +3,15 @@ that left memory idle, and (several processes) those another process serves."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from botkit import people, world
+from test_bot_shared import second_process
 
-from bot.app import GoujiApp, build_app, post_init, post_shutdown
-from bot.offline.localapi import LocalBotApi
 from bot.offline.localbot import runtime
 from bot.offline.pgcluster import PgCluster
-from bot.pacing import Pacing
-from bot.storage import storage_for
-from bot.tables import Config, Tables, UserInfo
+from bot.tables import Tables, UserInfo
 
 pytestmark = pytest.mark.e2e  # the bot's parts on the local server
 
@@ -47,19 +42,6 @@ async def test_removal_ends_the_tables_of_every_topic(tmp_path: Path) -> None:
         assert await statuses(tables, ids) == ["abandoned", "abandoned"]
         assert all(tables.at(g.id, topic) is None for topic in TOPICS)
         assert not tables.parked and tables.get(ids[1]) is None
-
-
-@asynccontextmanager
-async def second_process(
-    api: LocalBotApi, db: str, cfg: Config, pacing: Pacing
-) -> AsyncIterator[GoujiApp]:
-    app = build_app(api.token, storage_for(db), cfg, base_url=api.base_url, pacing=pacing)
-    async with app:
-        await post_init(app)
-        try:
-            yield app
-        finally:
-            await post_shutdown(app)
 
 
 async def test_another_process_ends_the_tables_of_every_topic(

@@ -16,7 +16,6 @@ from botkit import World, open_and_seat, people, world
 
 from bot.buttons import LobbyOp
 from bot.offline.localapi import SimUser
-from bot.offline.localapi.world import CallbackQuery
 from bot.offline.localbot import WEBHOOK_SECRET, runtime
 from bot.offline.simplayers import button_data, lobby_message, press_lobby
 
@@ -49,17 +48,8 @@ async def test_a_press_of_any_shape_never_breaks_intake_by_webhook(
 
         def press(user: SimUser, data: str) -> dict[str, Any]:
             """A press of ``data`` on the lobby, a query the server knows (it takes answers)."""
-            n = next(numbers)
-            query_id = f"odd{n}"
-            sim.queries[query_id] = CallbackQuery(query_id, user, lobby, sim.clock())
-            query = {
-                "id": query_id,
-                "from": user.json(),
-                "message": sim.callback_message_json(lobby),
-                "chat_instance": str(g.id),
-                "data": data,
-            }
-            return {"update_id": n, "callback_query": query}
+            query = sim.query_json(user, lobby, data)
+            return {"update_id": next(numbers), "callback_query": query}
 
         handed_on: list[dict[str, Any]] = []  # not presses Telegram sends: PTB's to refuse
         for field, value in (("from", "42"), ("from", None), ("id", 7), ("id", None)):

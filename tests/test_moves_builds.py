@@ -42,6 +42,15 @@ async def one_in_auto(w: World, g: SimGroup, me: SimUser) -> None:
         await w.settle()
 
 
+async def played_out(w: World, g: SimGroup) -> None:
+    """The AI plays the game to its end."""
+    for _ in range(400):
+        if over(w, g)():
+            return
+        await w.settle()
+    raise AssertionError("the game did not end")
+
+
 async def test_an_auto_seats_hand_message_is_made_only_when_it_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -60,11 +69,7 @@ async def test_an_auto_seats_hand_message_is_made_only_when_it_changes(
         (me,) = people(w, 1, base=930)
         monkeypatch.setattr(Table, "hand_out", hand_out)
         await one_in_auto(w, g, me)
-        for _ in range(100):
-            if over(w, g)():
-                break
-            await w.settle()
-        assert over(w, g)()
+        await played_out(w, g)
     pictures = [k for k, _ in made]
     # each new one shows another hand (or the seat's rank once out), but the game's end, which
     # shows every seat its result; before, 44 were made for 15 pictures: each question to the
@@ -106,10 +111,6 @@ async def test_the_groups_table_is_made_once_a_change(
         g = w.api.group(-5902, "一次")
         (me,) = people(w, 1, base=940)
         await one_in_auto(w, g, me)
-        for _ in range(400):
-            if over(w, g)():
-                break
-            await w.settle()
-        assert over(w, g)()
+        await played_out(w, g)
     assert unlogged[0] > 5  # the log kept its own beat: its new lines shown on the table
     assert len(most) > 20 and max(most) == 1, most
