@@ -15,8 +15,9 @@ import pytest
 
 from engine.actions import Action
 from engine.ai import decide
-from engine.ai.review import SHOWN, Review, TurningPoint, review_game
+from engine.ai.review import Review, TurningPoint, review_game
 from engine.ai.review_bench import agreeing, ai_game_record
+from engine.ai.review_lines import SHOWN
 from engine.cards import fmt, parse
 from engine.game import Game
 from engine.gamerecord import BadRecord, parse_record

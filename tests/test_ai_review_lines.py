@@ -11,15 +11,9 @@ from typing import Any
 from test_ai_review import NAMES, _blunder_record, _turning_point
 
 from engine.actions import Action
-from engine.ai.review import (
-    SETTLED_SAMPLES,
-    Review,
-    TurningPoint,
-    _lines,
-    _Point,
-    review_game,
-)
+from engine.ai.review import Review, TurningPoint, _Point, review_game
 from engine.ai.review_bench import agreeing_shown, lines, reappearing
+from engine.ai.review_lines import SETTLED_SAMPLES, _lines
 from engine.vocab import Ask, Do
 from renderers.review_text import review_text
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from test_ai_review_lines import _point, _shown
 
-from engine.ai.review import PRODUCTION, Z_SETTLED, Z, _doubtful, _Point
+from engine.ai.review import PRODUCTION, _Point
+from engine.ai.review_lines import Z_SETTLED, Z, _doubtful
 
 
 def test_a_line_a_point_by_z_but_not_by_z_settled_is_shown_as_not_sure() -> None:

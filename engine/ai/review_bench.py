@@ -30,7 +30,8 @@ from typing import Any
 from ..match import Match
 from ..rules import Rules
 from .decision import decide
-from .review import PRODUCTION, REFERENCE, SHOWN, Effort, Review, review_game
+from .review import PRODUCTION, REFERENCE, Effort, Review, review_game
+from .review_lines import SHOWN
 
 DEAL_STRIDE = 1_000_003  # game seeds: seed * stride + index, as the arena's deals
 REFERENCE_FILE = Path(__file__).resolve().parents[2] / "data" / "review_reference.json"
