@@ -59,6 +59,7 @@ from .review_lines import (
 from .search import candidates
 
 STEPS_PER_SECOND = 17_000  # rollout decisions (or solver positions) a second of one busy core
+TURN = 4.0  # §10 points: the usual difference of two actions' rollouts when they differ
 LAST_CARDS = 6  # a seat with this many cards or fewer plays its last tricks
 WIN_SHOWN = 0.15  # the win chance lost is shown when it is this much still Z standard errors
 WIN_SAMPLES = 8  # below its estimate, on this many rollouts at least (or solved exactly)
@@ -81,9 +82,9 @@ class Effort:
 
 
 # the cut gets up to 64 rollouts, one outside contender per team and round (the sure ones
-# stop early), a line whose doubt is whether it costs a point up to 128: agreement, stability
+# stop early), a line whose doubt is whether it costs a point up to 96: agreement, stability
 # and CPU in docs/review.md
-PRODUCTION = Effort(screen=3, keep=2, cap=64, doubt=1, sure=128)
+PRODUCTION = Effort(screen=3, keep=2, cap=64, doubt=1, sure=96)
 # the reference the bench compares with (review-bench --make-reference): more of everything,
 # the near ties at the cut up to 512 rollouts (within the 60 s budget)
 REFERENCE = Effort(screen=6, keep=2, cap=512, doubt=4)
@@ -247,14 +248,26 @@ class _Point:
         standard errors of both from the paired rollouts)."""
         b = self.best()
         pairs = list(zip(self.results[b], self.results[0], strict=True))
-        diffs = [x - y for x, y in pairs]
         wins = [win_of(x) - win_of(y) for x, y in pairs]
-        lost, se = statistics.fmean(diffs), _se(diffs)
+        lost, se = self._paired(b)
         if not self.exact:
-            # a cost alike on each of a few rollouts is not known to the point: at least the
-            # spread of one of n rollouts turning out otherwise (docs/review.md)
-            se = max(se, abs(lost) / len(diffs))
+            # another alternative may cost more than the best by its mean: the cost's upper
+            # bound is the highest of theirs (docs/review.md)
+            for i in range(1, len(self.acts)):
+                mean, spread = self._paired(i)
+                se = max(se, (mean - lost) / Z + spread)
         return b, lost, statistics.fmean(wins), se, _se(wins)
+
+    def _paired(self, row: int) -> tuple[float, float]:
+        """The mean and standard error of ``row``'s paired differences from the action taken;
+        on rollouts, a standard error at least the spread of one of n rollouts turning out
+        otherwise, by the mean or by a rollout's usual turn (:data:`TURN`: a cost alike on
+        each of a few rollouts, three rollouts of 0 among them, is not known to the point)."""
+        diffs = [x - y for x, y in zip(self.results[row], self.results[0], strict=True)]
+        mean, se = statistics.fmean(diffs), _se(diffs)
+        if self.exact:
+            return mean, se
+        return mean, max(se, max(abs(mean), TURN) / len(diffs))
 
 
 def _se(xs: Sequence[float]) -> float:

@@ -45,6 +45,21 @@ def _a_point(row: _Row) -> bool:
     return row[0] - Z_SETTLED * row[1] >= MIN_POINTS
 
 
+def _a_point_among(rows: Sequence[_Row]) -> bool:
+    """One of ``rows`` costs :data:`MIN_POINTS` at least, by the test of :func:`_a_point` on
+    all of them at once: the chance that each costs less (the rollouts of two decisions are
+    independent) is below that of a cost :data:`Z_SETTLED` standard errors above a point.
+    For one decision the same as :func:`_a_point`; two at 1.7 ± 0.36 and 1.5 ± 0.33 are a
+    point together (2% and 6%), not 1.7 ± 0.33 and 1.1 ± 0.46 (2% and 45%)."""
+    chance = 1.0
+    for cost, se, _ in rows:
+        if se > 0:
+            chance *= 0.5 * math.erfc((cost - MIN_POINTS) / (se * math.sqrt(2)))
+        elif cost >= MIN_POINTS:
+            chance = 0.0  # solved exactly: a point
+    return chance < 0.5 * math.erfc(Z_SETTLED / math.sqrt(2))
+
+
 def _settled(row: _Row, rest: Sequence[_Row]) -> bool:
     """``row``'s line is settled: on :data:`SETTLED_SAMPLES` rollouts at least (or solved), a
     point (:func:`_a_point`) and more than each of ``rest`` by :data:`Z_SETTLED` standard
@@ -58,7 +73,8 @@ def _lines(points: Iterable[_Point], side: int) -> tuple[list[_Row], list[_Row]]
     :data:`SHOWN` costliest clearly costly decisions (:func:`_settled` against every decision
     outside them), and for the places left a near tie: the costliest clearly costly decision
     not settled and those not clearly cheaper than it by the same test (:data:`TIED` at
-    most); a tie of one ("not sure") only when it is a point by :data:`Z` standard errors."""
+    most), only when one of it is a point (:func:`_a_point_among`; a tie of one, "not sure",
+    as any other)."""
     rows = _ranked(points, side)
     costly = [r for r in rows if _costly(r)]
     top = costly[:SHOWN]
@@ -68,8 +84,8 @@ def _lines(points: Iterable[_Point], side: int) -> tuple[list[_Row], list[_Row]]
     if len(firm) == SHOWN or not pool:
         return firm, []
     tied = [r for r in pool if not _apart(pool[0], r, Z_SETTLED)][:TIED]
-    if len(tied) == 1 and tied[0][0] - Z * tied[0][1] < MIN_POINTS:
-        return firm, []  # other rollouts would name it only now and then (docs/review.md)
+    if not _a_point_among(tied):
+        return firm, []  # other rollouts would name them only now and then (docs/review.md)
     return firm, tied
 
 
@@ -84,7 +100,10 @@ def _doubtful(points: Iterable[_Point], side: int, effort: Effort) -> list[tuple
     is in doubt, else ``effort.cap``; and the ``effort.doubt`` likeliest of those outside to
     enter (the highest upper bounds among those not clearly cheaper than one inside)."""
     rows = _ranked(points, side)
-    top, rest = rows[:SHOWN], rows[SHOWN:]
+    # the places as the message has them (:func:`_lines`): its clearly costly decisions
+    # first, the places they leave to the costliest of the others
+    top = sorted(rows, key=lambda r: not _costly(r))[:SHOWN]
+    rest = [r for r in rows if all(r[2] is not t[2] for t in top)]
     sure = max(effort.cap, effort.sure)
     inside = [(t[2], effort.cap if _a_point(t) else sure) for t in top if _open(t, rest)]
     outside = [

@@ -108,7 +108,8 @@ def run_pair(
         tally(ab, counts)
         tally(ba, counts)
         print(
-            f"game {i + 1}: {ta:5.2f} s, {tb:5.2f} s, {salts[0]} {la}, {salts[1]} {lb}; "
+            f"game {i + 1}: {ta:5.2f} s, {tb:5.2f} s, {ra.rollouts} and {rb.rollouts} rollouts, "
+            f"{salts[0]} {la}, {salts[1]} {lb}; "
             f"{salts[0]}→{salts[1]}: {_moved(ab)}; {salts[1]}→{salts[0]}: {_moved(ba)}",
             flush=True,
         )
