@@ -244,7 +244,7 @@ def offered(msg: Message | None) -> frozenset[str]:
 
 async def on_button(update: Update, context: Context) -> None:
     query = update.callback_query
-    if query is None:
+    if query is None or query.from_user is None:  # no presser: not a press Telegram sends
         return
     rt = context.rt
     # a message too old (48 h) or deleted reaches the bot as an InaccessibleMessage: PTB still

@@ -141,6 +141,9 @@ class Deployment(Protocol):
     async def tables_of_user(self, user_id: int) -> list[int]:
         """Open tables of ``user_id`` this process may not hold (candidates, from storage)."""
 
+    async def tables_of_chat(self, chat_id: int) -> list[int]:
+        """Open tables of a chat, in any topic, this process may not hold (from storage)."""
+
     async def start(self, tables: Registry, after_restart: AfterRestart) -> int: ...
 
     async def leave(self) -> None:
@@ -246,6 +249,9 @@ class Single:
 
     async def tables_of_user(self, user_id: int) -> list[int]:
         return []  # every table of this process is in memory or parked
+
+    async def tables_of_chat(self, chat_id: int) -> list[int]:
+        return []  # likewise
 
     async def start(self, tables: Registry, after_restart: AfterRestart) -> int:
         """Every unfinished table rebuilt from storage, what the last run stored and did not
@@ -535,6 +541,9 @@ class Shared:
 
     async def tables_of_user(self, user_id: int) -> list[int]:
         return await self.storage.tables_of_user(user_id)
+
+    async def tables_of_chat(self, chat_id: int) -> list[int]:
+        return await self.storage.tables_of_chat(chat_id)
 
     # -- life -----------------------------------------------------------------------------------
     async def start(self, tables: Registry, after_restart: AfterRestart) -> int:

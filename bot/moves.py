@@ -24,7 +24,7 @@ from .outbox import Out, Slot, SlotKind
 from .pacing import Beat
 from .pins import Pins, sight_outs
 from .quiet import OWN_SIDE_BURN_S, own_side_burn
-from .table import Table
+from .table import Table, built_once
 from .tables import Config, Tables, UserInfo, timer_name
 from .tenure import Poster
 from .timers import Job, Scheduler, TimerKind
@@ -101,12 +101,17 @@ class Moves:
                     found = True
         return found
 
-    async def act(self, table: Table, action: Action, note: str = "") -> list[Event]:
+    async def act(
+        self, table: Table, action: Action, note: str = "", auto: bool = False
+    ) -> list[Event]:
         """Apply ``action`` (IllegalAction: nothing changed), store it with the messages it
-        causes, then send them. The caller holds the table's lock."""
+        causes, then send them. The caller holds the table's lock. ``auto``: the AI plays a
+        seat for its player (托管), whose hand message waits already: it changes only with
+        what the seat shows of itself (a pass changes nothing there)."""
         m = table.match
         assert m is not None
         before = m.view(None)
+        own = _own_part(table, action.seat)[:-1] if auto else None
         events = m.apply(action)
         table.version = m.version
         table.selection.pop(action.seat, None)
@@ -115,8 +120,9 @@ class Moves:
             table.status = TableStatus.OVER
         table.note = note
         table.hold = self._hold_for(table, before, events, action.seat)
+        same = own is not None and _own_part(table, action.seat)[:-1] == own
         try:
-            await self.commit(table, [entry_text(action)], events, actor=action.seat)
+            await self.commit(table, [entry_text(action)], events, None if same else action.seat)
         except Exception:
             # not stored: the action must not stand either — rebuild from what is stored
             await self.tables.reload(table)
@@ -162,6 +168,18 @@ class Moves:
         commit loses none of them (they are sent after the restart). Those of a hold's tail
         are stored now and sent when the hold ends."""
         await self.pins.may_pin(table.chat_id)  # known for sight_outs (cached)
+        with built_once():  # the group's table made once (bot.table.built_once)
+            await self._commit(table, entries, events, actor, everyone, first)
+
+    async def _commit(
+        self,
+        table: Table,
+        entries: list[str],
+        events: list[Event],
+        actor: int | None,
+        everyone: bool,
+        first: Sequence[Out],
+    ) -> None:
         outs = [*first, *self.outs(table, events, actor, everyone)]
         if table.match is not None and table.match.phase == Phase.OVER:
             outs += table.game_over_outs()
@@ -221,7 +239,7 @@ class Moves:
                 table.log_shown = len(table.lines)
             playing = table.status == TableStatus.PLAYING and m is not None and not m.over
             if playing and any(s.kind == SlotKind.TABLE for s in slots):
-                self.sender.post(self._unlogged(table, table.table_out()))
+                self.sender.post(table.table_out(table.lines[table.log_shown :]))
 
     def outs(
         self, table: Table, events: list[Event], actor: int | None, everyone: bool = False
@@ -257,9 +275,7 @@ class Moves:
             everyone = True  # deal phase: tribute and 买3 move cards; game over: all final
         ask = m.asked() if hold is None else None  # held: the next player is not asked yet
         seats = (
-            set(range(6))
-            if everyone
-            else {s for s in (actor, ask[0] if ask else None) if s is not None}
+            set(range(6)) if everyone else {s for s in (actor, _asked(table, ask)) if s is not None}
         )
         return outs + table.hand_outs(seats, ask, dealt)
 
@@ -358,33 +374,39 @@ class Moves:
         if table is None:
             return
         async with self.tables.locked(table):
-            hold = table.held()
-            if not self._unchanged(table, job.version) or hold is None or hold.step != job.step:
-                return
-            held = _own_part(table, hold.actor)  # as the actor's message shows it
-            hold.step += 1
-            if hold.step < len(hold.steps):
-                # the group's table follows each step (its caption); the players' private
-                # chats wait for the hold's end, when the asked one's changes
-                self._post(table, [table.table_out()])
-                self.schedule(table)
-                return
-            table.hold = None
-            m = table.match
-            assert m is not None
-            ask = m.asked()
-            # the actor's message was put in place at their press: a snapshot of that moment,
-            # like every waiting hand message; it changes again only if the tail changed their
-            # own part (their hand, their rank), not for the trick's line alone
-            changed = hold.actor is not None and _own_part(table, hold.actor) != held
-            actor = {hold.actor} if changed and hold.actor is not None else set()
-            page = table.st.log_page
-            outs = [*hold.later, *table.log_outs(hold.lines)]
-            outs += sight_outs(table, self.pins, len(hold.later), False, page)
-            seats = actor | ({ask[0]} if ask is not None else set())
-            outs += table.hand_outs(seats, ask)
-            self._post(table, outs)
+            with built_once():  # the group's table made once (bot.table.built_once)
+                self._next_step(table, job)
+
+    def _next_step(self, table: Table, job: Job) -> None:
+        """:meth:`_hold_step`, under the table's lock."""
+        hold = table.held()
+        if not self._unchanged(table, job.version) or hold is None or hold.step != job.step:
+            return
+        held = _own_part(table, hold.actor)  # as the actor's message shows it
+        hold.step += 1
+        if hold.step < len(hold.steps):
+            # the group's table follows each step (its caption); the players' private
+            # chats wait for the hold's end, when the asked one's changes
+            self._post(table, [table.table_out()])
             self.schedule(table)
+            return
+        table.hold = None
+        m = table.match
+        assert m is not None
+        ask = m.asked()
+        # the actor's message was put in place at their press: a snapshot of that moment,
+        # like every waiting hand message; it changes again only if the tail changed their
+        # own part (their hand, their rank), not for the trick's line alone
+        changed = hold.actor is not None and _own_part(table, hold.actor) != held
+        actor = {hold.actor} if changed and hold.actor is not None else set()
+        page = table.st.log_page
+        outs = [*hold.later, *table.log_outs(hold.lines)]
+        outs += sight_outs(table, self.pins, len(hold.later), False, page)
+        asked = _asked(table, ask)
+        seats = actor | ({asked} if asked is not None else set())
+        outs += table.hand_outs(seats, ask)
+        self._post(table, outs)
+        self.schedule(table)
 
     async def _step(self, job: Job) -> None:
         """An AI seat's move, or a human's turn timed out. The hard AI's search runs outside
@@ -417,7 +439,7 @@ class Moves:
                     d = await self.decide(table, seat, level)
                 if d is not None:
                     try:
-                        await self.act(table, d.action)
+                        await self.act(table, d.action, auto=s is not None and s.auto)
                     except IllegalAction as e:
                         log.error("table %d: the AI's action was refused (%s)", table.id, e.code)
                         await self.act(table, timeout_action(m, seat))
@@ -483,3 +505,11 @@ def _own_part(table: Table, seat: int | None) -> tuple[object, ...]:
         return ()
     v = table.view(seat)
     return (v.hand, v.status[seat], v.ranks[seat], v.phase, v.partner_hands, v.to_act == seat)
+
+
+def _asked(table: Table, ask: tuple[int, Ask] | None) -> int | None:
+    """The seat whose hand message a question changes: nobody's when the AI plays the seat for
+    its player (托管): its message waits already, and changes when the AI acts for it."""
+    seat = ask[0] if ask is not None else None
+    s = table.st.seats[seat] if seat is not None else None
+    return None if s is not None and s.auto else seat

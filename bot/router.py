@@ -201,8 +201,14 @@ class Router:
         return queued
 
     def _junk(self, user_id: int, lang: str, key: str) -> Answer:
-        """Junk's answer, charged to its presser only (:meth:`Budgets.junk`)."""
-        return Answer(t(lang, key if self.budgets.junk(user_id) else "bot.slow_down"))
+        """Junk's answer, charged to its presser only: 「点得太快了」 only to one past their own
+        budget of presses (as a real press is told), else what the press is — an old message's
+        button, or none of the bot's. (Past the junk presses of theirs that are answered,
+        bot.intake makes no call at all; a press that reached the router is answered anyway,
+        so it says what is true.)"""
+        if not self.budgets.user.spend(user_id):
+            return Answer(t(lang, "bot.slow_down"))
+        return Answer(t(lang, key))
 
     # -- dispatching -------------------------------------------------------------------------
     async def press(

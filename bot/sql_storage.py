@@ -505,6 +505,15 @@ class SqlStorage:
         )
         return [int(r[0]) for r in rows]
 
+    async def tables_of_chat(self, chat_id: int) -> list[int]:
+        """The chat's open tables, in any topic (as :meth:`unfinished_tables`)."""
+        rows = await self._rows(
+            "SELECT table_id FROM game_tables WHERE chat_id = ? AND (status IN ('lobby', 'playing')"
+            " OR (status = 'over' AND updated_at > ?)) ORDER BY table_id",
+            (chat_id, time.time() - OVER_KEPT_S),
+        )
+        return [int(r[0]) for r in rows]
+
     # -- finished games ---------------------------------------------------------------------------
 
     async def save_game(

@@ -8,10 +8,11 @@ spectator's view (``view(None)``).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -62,6 +63,24 @@ LOG_LIMIT = 3500  # characters of a log message before the next one starts
 UNLOGGED_SHOWN = 2  # finished lines the log does not show yet, shown on the table meanwhile
 
 
+# the group's table message besides its unlogged lines: lines above and below them, the caption's
+# limit, the picture (drawn when sent) and its key
+_TableParts = tuple[list[str], list[str], int, Callable[[], bytes] | None, str]
+_BUILT: ContextVar[dict[int, _TableParts] | None] = ContextVar("table_parts", default=None)
+
+
+@contextmanager
+def built_once() -> Iterator[None]:
+    """Within (one change of a table, under its lock: the table stands still but for which of
+    its lines the log shows), each table's group message is made once, however many times it is
+    asked for (:meth:`Table.table_out`)."""
+    token = _BUILT.set({})
+    try:
+        yield
+    finally:
+        _BUILT.reset(token)
+
+
 @dataclass
 class Table:
     """A lobby, then a match of games, at one chat (and forum topic)."""
@@ -76,7 +95,7 @@ class Table:
     match: Match | None = None
     transcript: Transcript | None = None
     selection: dict[int, Counts] = field(default_factory=dict)
-    lock: asyncio.Lock = field(default_factory=LeanLock)  # no waiters kept when none wait
+    lock: LeanLock = field(default_factory=LeanLock)  # no waiters kept when none wait
     lobby_ver: int = 0  # grows with each lobby change (its buttons carry it)
     note: str = ""  # a one-off line for the table caption (a timeout, a player back)
     hinted: dict[int, str] = field(default_factory=dict)  # seat → the hint shown
@@ -226,7 +245,30 @@ class Table:
     def table_out(self, unlogged: Sequence[str] = ()) -> Out:
         """The group's table: whose turn, the top, counts, the trick in progress; ``unlogged``:
         finished lines the log does not show yet (it is edited at a slower beat), the last
-        :data:`UNLOGGED_SHOWN` of them shown above the trick in progress."""
+        :data:`UNLOGGED_SHOWN` of them shown above the trick in progress. Within
+        :func:`built_once`, what besides ``unlogged`` it shows is made once."""
+        built = _BUILT.get()
+        parts = built.get(self.id) if built is not None else None
+        if parts is None:
+            parts = self._table_parts()
+            if built is not None:
+                built[self.id] = parts
+        head, tail, limit, photo, key = parts
+        text = fit("\n".join([*head, *unlogged[-UNLOGGED_SHOWN:], *tail]) or "…", limit)
+        return Out(
+            self.chat_id,
+            text,
+            None,
+            self.thread_id,
+            Slot(self.id, SlotKind.TABLE),
+            photo,
+            key,
+            silent=True,
+        )
+
+    def _table_parts(self) -> _TableParts:
+        """What the group's table shows besides the unlogged lines: the lines above and below
+        them, the caption's limit, the picture and its key."""
         assert self.match is not None
         view = self.view(None)
         hold = self.held()
@@ -264,15 +306,15 @@ class Table:
                 counts.append(f"{self.name(s)} {rank_name(view.ranks[s] or 1, lang)}")
         if counts:
             lines.append("  ".join(counts))
-        lines.extend(unlogged[-UNLOGGED_SHOWN:])
+        tail: list[str] = []
         current = self.transcript.current() if self.transcript else None
         if hold is not None:
             current = hold.current
         if current:
-            lines.append(current)
+            tail.append(current)
         if self.note:
-            lines.append(self.note)
-        text = fit("\n".join(lines) or "…", MAX_CAPTION if self.st.settings.image else MAX_MESSAGE)
+            tail.append(self.note)
+        limit = MAX_CAPTION if self.st.settings.image else MAX_MESSAGE
         names = self.names()
         photo = None
         key = ""
@@ -285,16 +327,7 @@ class Table:
             # with no picture drawn or uploaded
             photo = partial(render_table, replace(view, to_act=None), names, lang)
             key = f"v{view.version}h"
-        return Out(
-            self.chat_id,
-            text,
-            None,
-            self.thread_id,
-            Slot(self.id, SlotKind.TABLE),
-            photo,
-            key,
-            silent=True,
-        )
+        return lines, tail, limit, photo, key
 
     def log_out(self, lines: Sequence[str]) -> Out:
         """The running log message: finished trick lines from ``log_first`` on."""

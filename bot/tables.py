@@ -12,7 +12,6 @@ import asyncio
 import itertools
 import logging
 import time
-import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from .budget import CHAT, USER, Rate
 from .buttons import b36
 from .chats import Chats, UserInfo
 from .deployment import Deployment
+from .locks import LeanLock
 from .model import TableState, TableStatus
 from .outbox import Out
 from .slotstate import take_stored
@@ -103,11 +103,9 @@ class Tables:
         # tables that left memory idle (evict), by id: their (chat, topic) and seated users
         # (one process: where to find them again; storage has the rest)
         self.parked: dict[int, Parked] = {}
-        # a chat's lock lives while someone holds or awaits it: the map does not grow with
-        # every chat the bot has ever seen
-        self._chat_locks: weakref.WeakValueDictionary[tuple[int, int | None], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        # a chat's lock lives while someone holds or awaits it (chat_lock): the map does not
+        # grow with every chat the bot has ever seen
+        self._chat_locks: dict[tuple[int, int | None], LeanLock] = {}
 
     def on_resume(self, status: TableStatus, show: Callable[[Table], None]) -> None:
         """Tables of ``status`` are shown again (after a restart, or a process that died
@@ -153,7 +151,7 @@ class Tables:
             yield table
         # several processes: a table another process serves leaves memory after the change it
         # was loaded for (unless another task here waits for it)
-        waited = getattr(table.lock, "_waiters", None)
+        waited = table.lock.waiting
         if self.deployment.leaves(table) and not waited and self.by_id.get(table.id) is table:
             self.drop(table)
 
@@ -166,6 +164,15 @@ class Tables:
         ids += await self.deployment.tables_of_user(user_id)
         found = [await self.find(tid) for tid in dict.fromkeys(ids)]
         return [t for t in found if t is not None and user_id in t.users()]
+
+    async def of_chat(self, chat_id: int) -> list[Table]:
+        """The chat's open tables in every topic: in memory, or brought back from storage (one
+        that left memory idle; several processes: one another process serves)."""
+        ids = [tid for (chat, _), tid in self.where.items() if chat == chat_id]
+        ids += [tid for tid, p in self.parked.items() if p.chat_id == chat_id]
+        ids += await self.deployment.tables_of_chat(chat_id)
+        found = [await self.find(tid, chat_id) for tid in dict.fromkeys(ids)]
+        return [t for t in found if t is not None and t.chat_id == chat_id]
 
     def unpark(self, table_id: int) -> bool:
         """The table left memory idle here (it is brought back now)."""
@@ -211,9 +218,29 @@ class Tables:
             except Exception:  # storage away a moment: the next sweep tries again
                 log.exception("idle tables stay in memory")
 
-    def chat_lock(self, chat_id: int, thread_id: int | None) -> asyncio.Lock:
-        """The lock of a (chat, topic): held while its table is opened or closed."""
-        return self._chat_locks.setdefault((chat_id, thread_id), asyncio.Lock())
+    @asynccontextmanager
+    async def chat_lock(self, chat_id: int, thread_id: int | None) -> AsyncIterator[None]:
+        """The lock of a (chat, topic), held until the block ends: while its table is opened or
+        closed. It is forgotten when its last holder leaves with nobody waiting (a waiter counts
+        from the moment it asks: one lock a key, never two)."""
+        key = (chat_id, thread_id)
+        lock = self._chat_locks.get(key)
+        if lock is None:
+            lock = self._chat_locks[key] = LeanLock()
+        try:
+            await lock.acquire()
+        except BaseException:  # cancelled while waiting: forgotten if nobody else needs it
+            self._forget_chat_lock(key, lock)
+            raise
+        try:
+            yield
+        finally:
+            lock.release()
+            self._forget_chat_lock(key, lock)
+
+    def _forget_chat_lock(self, key: tuple[int, int | None], lock: LeanLock) -> None:
+        if not lock.locked() and not lock.waiting and self._chat_locks.get(key) is lock:
+            del self._chat_locks[key]
 
     def add(self, table: Table) -> None:
         self.parked.pop(table.id, None)
@@ -378,18 +405,16 @@ class Tables:
         log.info("chat %d migrated to %d", old, new)
 
     async def bot_removed(self, chat_id: int) -> None:
-        """The bot was removed from a group: its tables there end (abandoned, kept stored) —
-        several processes: its open table another process serves too (found in storage)."""
-        await self.find_at(chat_id, None)
-        for (chat, thread), tid in list(self.where.items()):
-            if chat != chat_id:
-                continue
-            async with self.chat_lock(chat, thread):  # as in /stop: memory and database agree
-                table = self.by_id.get(tid)
-                if table is None or self.where.get((chat, thread)) != tid:
+        """The bot was removed from a group: its tables there end (abandoned, kept stored), in
+        every topic — those that left memory idle, and (several processes) those another
+        process serves, too (found in storage)."""
+        for table in await self.of_chat(chat_id):
+            at = (table.chat_id, table.thread_id)
+            async with self.chat_lock(*at):  # as in /stop: memory and database agree
+                if self.where.get(at) != table.id or self.by_id.get(table.id) is not table:
                     continue
                 await self.abandon(table)
-            log.info("table %d abandoned: the bot left chat %d", tid, chat_id)
+            log.info("table %d abandoned: the bot left chat %d", table.id, chat_id)
 
 
 __all__ = ["Config", "Scheduler", "Tables", "UserInfo", "timer_name"]

@@ -9,6 +9,8 @@ import random
 import sys
 import types
 
+import pytest
+
 from bot.locks import LeanLock
 from bot.memreport import deep_size
 from bot.model import ChatSettings, Seat, TableState
@@ -93,18 +95,42 @@ def test_the_shared_tables_are_kept_to_a_working_size() -> None:
 async def test_a_lock_keeps_no_waiters_once_nobody_waits() -> None:
     lock = LeanLock()
     order: list[int] = []
+    seen: list[int] = []
 
     async def hold(k: int) -> None:
         async with lock:
             order.append(k)
+            seen.append(lock.waiting)
             await asyncio.sleep(0.001)
 
     await asyncio.gather(*(hold(k) for k in range(4)))
     assert order == [0, 1, 2, 3] and not lock.locked()
-    assert lock._waiters is None  # asyncio.Lock keeps a 624-byte deque for good
+    # the first held it before the others came; each next one saw those still waiting
+    assert seen[1:] == [2, 1, 0] and lock.waiting == 0
+    assert lock._queue is None  # asyncio.Lock keeps a 624-byte deque for good
+    assert not hasattr(lock, "__dict__")
     async with lock:
         waiting = asyncio.create_task(lock.acquire())
         await asyncio.sleep(0)
+        assert lock.waiting == 1
         waiting.cancel()
         await asyncio.gather(waiting, return_exceptions=True)
-    assert lock._waiters is None and not lock.locked()
+        assert lock.waiting == 0
+    assert lock._queue is None and not lock.locked()
+
+
+async def test_a_cancelled_waiter_passes_its_turn_on() -> None:
+    """As asyncio.Lock: a waiter woken and cancelled before it ran lets the next one in."""
+    lock = LeanLock()
+    await lock.acquire()
+    first = asyncio.create_task(lock.acquire())
+    second = asyncio.create_task(lock.acquire())
+    await asyncio.sleep(0)
+    assert lock.waiting == 2
+    lock.release()  # wakes the first …
+    first.cancel()  # … which is cancelled before it runs
+    await asyncio.gather(first, return_exceptions=True)
+    assert await asyncio.wait_for(second, 1) is True and lock.locked() and lock.waiting == 0
+    lock.release()
+    with pytest.raises(RuntimeError):
+        lock.release()

@@ -517,14 +517,18 @@ class World:
         group = self.groups.get(current.chat_id)
         if group is not None and group.bot_kicked:
             return  # the bot no longer hears this chat
+        self.push_update({"callback_query": self.query_json(user, current, data)})
+
+    def query_json(self, user: SimUser, message: SentMessage, data: str) -> JSON:
+        """A new callback query of ``user`` pressing ``data`` on ``message``, as Telegram
+        sends it (not delivered: a test may change any part of it first); its answer is taken."""
         self._next_query += 1
         query_id = f"{self._next_query}{user.id % 100000:05d}"
-        self.queries[query_id] = CallbackQuery(query_id, user, current, self.clock())
-        body = {
+        self.queries[query_id] = CallbackQuery(query_id, user, message, self.clock())
+        return {
             "id": query_id,
             "from": user.json(),
-            "message": self.callback_message_json(current),
-            "chat_instance": str(current.chat_id),
+            "message": self.callback_message_json(message),
+            "chat_instance": str(message.chat_id),
             "data": data,
         }
-        self.push_update({"callback_query": body})
