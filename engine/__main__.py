@@ -92,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
             args.samples,
             args.progress or None,
         )
+    if args.command == "review-bench" and args.resample_pair is not None:
+        from .ai.review_pair import main as review_pair
+
+        return review_pair(args)
     if args.command == "review-bench":
         from .ai.review_bench import main as review_bench
 

@@ -280,16 +280,9 @@ def run(
 
 
 def main(args: Any) -> int:
-    """``python -m engine review-bench`` with its parsed options (engine/__main__.py)."""
+    """``python -m engine review-bench`` with its parsed options (engine/__main__.py; its
+    ``--resample-pair`` is :func:`engine.ai.review_pair.main`)."""
     path = REFERENCE_FILE if args.reference is None else Path(args.reference)
-    if args.resample_pair is not None:
-        from .review_pair import run_pair
-
-        effort = PRODUCTION if args.samples is None else replace(PRODUCTION, cap=args.samples)
-        salts = (args.resample_pair[0], args.resample_pair[1])
-        return run_pair(
-            args.games, args.seed, args.preset, args.budget_s, salts, args.first, effort
-        )
     if args.make_reference:
         effort = REFERENCE if args.samples is None else replace(REFERENCE, cap=args.samples)
         return make_reference(

@@ -7,10 +7,35 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from .review import Effort, _Point
+
+class _Decision(Protocol):
+    """What the rules here read of a reviewed decision (:class:`engine.ai.review._Point`)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def exact(self) -> bool: ...
+    @property
+    def n(self) -> int: ...
+    def cost(self) -> tuple[int, float, float, float, float]: ...
+
+
+class _Effort(Protocol):
+    """What the sampling reads of a review's effort (:class:`engine.ai.review.Effort`)."""
+
+    @property
+    def cap(self) -> int: ...
+    @property
+    def sure(self) -> int: ...
+    @property
+    def doubt(self) -> int: ...
+
+
+_P = TypeVar("_P", bound=_Decision)
 
 Z = 2.0  # standard errors of a cost's confidence interval
 Z_SETTLED = 2.5  # a settled line is a point and apart from the rest by this many (docs/review.md)
@@ -19,33 +44,33 @@ SHOWN = 2  # turning points per team (places: a near tie for them is shown as a 
 TIED = 3  # a near tie names this many decisions at most
 SETTLED_SAMPLES = 32  # a settled line stands on this many rollouts at least (or is solved)
 
-_Row = tuple[float, float, "_Point"]  # a decision's cost, its standard error, the decision
+_Row = tuple[float, float, _P]  # a decision's cost, its standard error, the decision
 
 
-def _ranked(points: Iterable[_Point], side: int) -> list[_Row]:
+def _ranked(points: Iterable[_P], side: int) -> list[_Row[_P]]:
     """Team ``side``'s decisions, costliest first."""
     rows = [(c[1], c[3], p) for p in points if p.seat % 2 == side for c in (p.cost(),)]
     rows.sort(key=lambda r: (-r[0], r[2].index))
     return rows
 
 
-def _costly(row: _Row) -> bool:
+def _costly(row: _Row[_Decision]) -> bool:
     """Clearly a cost: :data:`MIN_POINTS` at least, and :data:`Z` standard errors above 0."""
     return row[0] >= MIN_POINTS and row[0] > Z * row[1]
 
 
-def _apart(a: _Row, b: _Row, z: float = Z) -> bool:
+def _apart(a: _Row[_Decision], b: _Row[_Decision], z: float = Z) -> bool:
     """``a`` costs clearly more than ``b``: by ``z`` standard errors of the difference (the
     rollouts of two decisions are independent)."""
     return a[0] - b[0] > z * math.hypot(a[1], b[1])
 
 
-def _a_point(row: _Row) -> bool:
+def _a_point(row: _Row[_Decision]) -> bool:
     """``row`` costs :data:`MIN_POINTS` at least by :data:`Z_SETTLED` standard errors."""
     return row[0] - Z_SETTLED * row[1] >= MIN_POINTS
 
 
-def _a_point_among(rows: Sequence[_Row]) -> bool:
+def _a_point_among(rows: Sequence[_Row[_Decision]]) -> bool:
     """One of ``rows`` costs :data:`MIN_POINTS` at least, by the test of :func:`_a_point` on
     all of them at once: the chance that each costs less (the rollouts of two decisions are
     independent) is below that of a cost :data:`Z_SETTLED` standard errors above a point.
@@ -60,7 +85,7 @@ def _a_point_among(rows: Sequence[_Row]) -> bool:
     return chance < 0.5 * math.erfc(Z_SETTLED / math.sqrt(2))
 
 
-def _settled(row: _Row, rest: Sequence[_Row]) -> bool:
+def _settled(row: _Row[_Decision], rest: Sequence[_Row[_Decision]]) -> bool:
     """``row``'s line is settled: on :data:`SETTLED_SAMPLES` rollouts at least (or solved), a
     point (:func:`_a_point`) and more than each of ``rest`` by :data:`Z_SETTLED` standard
     errors of the difference (stricter than a line's own test: it is one of many tests)."""
@@ -68,7 +93,7 @@ def _settled(row: _Row, rest: Sequence[_Row]) -> bool:
     return enough and _a_point(row) and all(_apart(row, r, Z_SETTLED) for r in rest)
 
 
-def _lines(points: Iterable[_Point], side: int) -> tuple[list[_Row], list[_Row]]:
+def _lines(points: Iterable[_P], side: int) -> tuple[list[_Row[_P]], list[_Row[_P]]]:
     """What the review shows of team ``side`` (docs/review.md): the settled lines among its
     :data:`SHOWN` costliest clearly costly decisions (:func:`_settled` against every decision
     outside them), and for the places left a near tie: the costliest clearly costly decision
@@ -89,11 +114,11 @@ def _lines(points: Iterable[_Point], side: int) -> tuple[list[_Row], list[_Row]]
     return firm, tied
 
 
-def _open(row: _Row, rest: Sequence[_Row]) -> bool:
+def _open(row: _Row[_Decision], rest: Sequence[_Row[_Decision]]) -> bool:
     return row[0] + Z * row[1] >= MIN_POINTS and not _settled(row, rest)
 
 
-def _doubtful(points: Iterable[_Point], side: int, effort: Effort) -> list[tuple[_Point, int]]:
+def _doubtful(points: Iterable[_P], side: int, effort: _Effort) -> list[tuple[_P, int]]:
     """Team ``side``'s decisions whose line may still change, each with its cap: among the
     :data:`SHOWN` costliest, those that may cost :data:`MIN_POINTS` (upper bound) and are not
     settled (:func:`_settled`), up to ``effort.sure`` rollouts while whether they cost a point

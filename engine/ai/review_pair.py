@@ -18,6 +18,7 @@ import json
 import statistics
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..rules import Rules
@@ -123,3 +124,10 @@ def run_pair(
     figures["cpu_s_median"] = round(statistics.median(times), 2) if times else None
     print(json.dumps(figures))
     return 0
+
+
+def main(args: Any) -> int:
+    """``python -m engine review-bench --resample-pair SALT_A SALT_B`` (engine/__main__.py)."""
+    effort = PRODUCTION if args.samples is None else replace(PRODUCTION, cap=args.samples)
+    salts = (args.resample_pair[0], args.resample_pair[1])
+    return run_pair(args.games, args.seed, args.preset, args.budget_s, salts, args.first, effort)
