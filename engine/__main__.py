@@ -49,6 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     rb.add_argument("--samples", type=int, default=None, help="rollouts per action at most")
     rb.add_argument("--stability", action="store_true", help="each game again, another seed")
     rb.add_argument("--resample", action="store_true", help="each game again, other rollouts")
+    rb.add_argument(
+        "--resample-pair",
+        nargs=2,
+        metavar=("SALT_A", "SALT_B"),
+        default=None,
+        help="each game with two fresh sets of rollouts (- the bench's own): lines that reappear",
+    )
     args = parser.parse_args(argv)
     if args.command == "replay":
         from .record import replay_text
@@ -85,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
             args.samples,
             args.progress or None,
         )
+    if args.command == "review-bench" and args.resample_pair is not None:
+        from .ai.review_pair import main as review_pair
+
+        return review_pair(args)
     if args.command == "review-bench":
         from .ai.review_bench import main as review_bench
 

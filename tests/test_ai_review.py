@@ -15,8 +15,9 @@ import pytest
 
 from engine.actions import Action
 from engine.ai import decide
-from engine.ai.review import SHOWN, Review, TurningPoint, review_game
+from engine.ai.review import Review, TurningPoint, review_game
 from engine.ai.review_bench import agreeing, ai_game_record
+from engine.ai.review_lines import SHOWN
 from engine.cards import fmt, parse
 from engine.game import Game
 from engine.gamerecord import BadRecord, parse_record
@@ -91,18 +92,20 @@ def seeded_game() -> str:
 def test_a_seeded_game_is_reviewed_and_any_seed_gives_the_same_review(
     seeded_game: str,
 ) -> None:
-    review = review_game(seeded_game, budget_s=1.0, rng=random.Random(3))
+    # a budget that gets past the screen (3 rollouts of every action: on fewer, nothing is
+    # clearly costly)
+    review = review_game(seeded_game, budget_s=3.0, rng=random.Random(3))
     assert review.decisions > 100 and review.rollouts > 0
     assert 0 < review.compared < review.decisions  # only the decisions that can matter
     assert any(review.teams), "random play leaves no costly decision"
     _checked(seeded_game, review)
     # the rollouts' seeds derive from the record: another seed, the same review
-    again = review_game(seeded_game, budget_s=1.0, rng=random.Random(4))
+    again = review_game(seeded_game, budget_s=3.0, rng=random.Random(4))
     assert again == review
     stored = json.loads(json.dumps(review.to_json()))
     assert Review.from_json(stored).to_json() == review.to_json()
     # a salt draws other rollouts (the bench's --resample)
-    other = review_game(seeded_game, budget_s=1.0, salt="other")
+    other = review_game(seeded_game, budget_s=3.0, salt="other")
     assert other.rollouts > 0 and other.to_json() != review.to_json()
 
 

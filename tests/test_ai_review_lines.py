@@ -11,15 +11,9 @@ from typing import Any
 from test_ai_review import NAMES, _blunder_record, _turning_point
 
 from engine.actions import Action
-from engine.ai.review import (
-    SETTLED_SAMPLES,
-    Review,
-    TurningPoint,
-    _lines,
-    _Point,
-    review_game,
-)
+from engine.ai.review import Review, TurningPoint, _Point, review_game
 from engine.ai.review_bench import agreeing_shown, lines, reappearing
+from engine.ai.review_lines import SETTLED_SAMPLES, _lines
 from engine.vocab import Ask, Do
 from renderers.review_text import review_text
 
@@ -57,10 +51,13 @@ def test_a_line_settles_only_on_enough_rollouts_and_clearly_a_point() -> None:
     assert _shown([_point(10, 0, 6.0, 1.0)]) == ([10], [])
     # a point clearly, not settled (3.0 ± 2 × 0.5, 8 rollouts): shown as not sure
     assert _shown([_point(10, 0, 3.0, 1.4, n=8)]) == ([], [10])
-    # clearly costly but not clearly a point (1.3 ± 2 × 0.5): alone, not shown; in a near tie
-    # with another decision, shown as one of it
+    # clearly costly but not clearly a point (1.3 ± 2 × 0.5): alone, not shown; nor in a near
+    # tie with others like it (none of them clearly a point); in a near tie with one that is
+    # a point by Z_SETTLED (2.4 ± 2.5 × 0.5), shown as one of it
     assert _shown([_point(10, 0, 1.3, 4.0)]) == ([], [])
-    assert _shown([_point(10, 0, 1.3, 4.0), _point(20, 0, 1.2, 4.0)]) == ([], [10, 20])
+    assert _shown([_point(10, 0, 1.3, 4.0), _point(20, 0, 1.2, 4.0)]) == ([], [])
+    tie = [_point(10, 0, 2.4, 4.0), _point(20, 0, 2.3, 4.0), _point(30, 0, 1.3, 4.0)]
+    assert _shown(tie) == ([], [10, 20, 30])
     # below a point, or not clearly above nothing: not shown at all
     assert _shown([_point(10, 0, 0.8, 0.5), _point(12, 0, 1.5, 16.0)]) == ([], [])
 

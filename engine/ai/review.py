@@ -51,15 +51,15 @@ from ..vocab import Ask, Do, EventType
 from .knowledge import from_view
 from .play_policy import decide_play
 from .review_eval import Exact, explore_rollout, for_team, win_of
+from .review_lines import (
+    Z,
+    _doubtful,
+    _lines,
+)
 from .search import candidates
 
 STEPS_PER_SECOND = 17_000  # rollout decisions (or solver positions) a second of one busy core
-Z = 2.0  # standard errors of a cost's confidence interval
-Z_SETTLED = 2.5  # a settled line is a point and apart from the rest by this many (docs/review.md)
-MIN_POINTS = 1.0  # a decision that costs less (§10 points) is no turning point
-SHOWN = 2  # turning points per team (places: a near tie for them is shown as a tie)
-TIED = 3  # a near tie names this many decisions at most
-SETTLED_SAMPLES = 32  # a settled line stands on this many rollouts at least (or is solved)
+TURN = 4.0  # §10 points: the usual difference of two actions' rollouts when they differ
 LAST_CARDS = 6  # a seat with this many cards or fewer plays its last tricks
 WIN_SHOWN = 0.15  # the win chance lost is shown when it is this much still Z standard errors
 WIN_SAMPLES = 8  # below its estimate, on this many rollouts at least (or solved exactly)
@@ -82,9 +82,9 @@ class Effort:
 
 
 # the cut gets up to 64 rollouts, one outside contender per team and round (the sure ones
-# stop early), a line whose doubt is whether it costs a point up to 128: agreement, stability
+# stop early), a line whose doubt is whether it costs a point up to 96: agreement, stability
 # and CPU in docs/review.md
-PRODUCTION = Effort(screen=3, keep=2, cap=64, doubt=1, sure=128)
+PRODUCTION = Effort(screen=3, keep=2, cap=64, doubt=1, sure=96)
 # the reference the bench compares with (review-bench --make-reference): more of everything,
 # the near ties at the cut up to 512 rollouts (within the 60 s budget)
 REFERENCE = Effort(screen=6, keep=2, cap=512, doubt=4)
@@ -248,14 +248,26 @@ class _Point:
         standard errors of both from the paired rollouts)."""
         b = self.best()
         pairs = list(zip(self.results[b], self.results[0], strict=True))
-        diffs = [x - y for x, y in pairs]
         wins = [win_of(x) - win_of(y) for x, y in pairs]
-        lost, se = statistics.fmean(diffs), _se(diffs)
+        lost, se = self._paired(b)
         if not self.exact:
-            # a cost alike on each of a few rollouts is not known to the point: at least the
-            # spread of one of n rollouts turning out otherwise (docs/review.md)
-            se = max(se, abs(lost) / len(diffs))
+            # another alternative may cost more than the best by its mean: the cost's upper
+            # bound is the highest of theirs (docs/review.md)
+            for i in range(1, len(self.acts)):
+                mean, spread = self._paired(i)
+                se = max(se, (mean - lost) / Z + spread)
         return b, lost, statistics.fmean(wins), se, _se(wins)
+
+    def _paired(self, row: int) -> tuple[float, float]:
+        """The mean and standard error of ``row``'s paired differences from the action taken;
+        on rollouts, a standard error at least the spread of one of n rollouts turning out
+        otherwise, by the mean or by a rollout's usual turn (:data:`TURN`: a cost alike on
+        each of a few rollouts, three rollouts of 0 among them, is not known to the point)."""
+        diffs = [x - y for x, y in zip(self.results[row], self.results[0], strict=True)]
+        mean, se = statistics.fmean(diffs), _se(diffs)
+        if self.exact:
+            return mean, se
+        return mean, max(se, max(abs(mean), TURN) / len(diffs))
 
 
 def _se(xs: Sequence[float]) -> float:
@@ -474,83 +486,6 @@ def _narrow(p: _Point) -> None:
             keep.append(i)
     p.acts = [p.acts[i] for i in keep]
     p.results = [p.results[i] for i in keep]
-
-
-_Row = tuple[float, float, _Point]  # a decision's cost, its standard error, the decision
-
-
-def _ranked(points: Iterable[_Point], side: int) -> list[_Row]:
-    """Team ``side``'s decisions, costliest first."""
-    rows = [(c[1], c[3], p) for p in points if p.seat % 2 == side for c in (p.cost(),)]
-    rows.sort(key=lambda r: (-r[0], r[2].index))
-    return rows
-
-
-def _costly(row: _Row) -> bool:
-    """Clearly a cost: :data:`MIN_POINTS` at least, and :data:`Z` standard errors above 0."""
-    return row[0] >= MIN_POINTS and row[0] > Z * row[1]
-
-
-def _apart(a: _Row, b: _Row, z: float = Z) -> bool:
-    """``a`` costs clearly more than ``b``: by ``z`` standard errors of the difference (the
-    rollouts of two decisions are independent)."""
-    return a[0] - b[0] > z * math.hypot(a[1], b[1])
-
-
-def _a_point(row: _Row) -> bool:
-    """``row`` costs :data:`MIN_POINTS` at least by :data:`Z_SETTLED` standard errors."""
-    return row[0] - Z_SETTLED * row[1] >= MIN_POINTS
-
-
-def _settled(row: _Row, rest: Sequence[_Row]) -> bool:
-    """``row``'s line is settled: on :data:`SETTLED_SAMPLES` rollouts at least (or solved), a
-    point (:func:`_a_point`) and more than each of ``rest`` by :data:`Z_SETTLED` standard
-    errors of the difference (stricter than a line's own test: it is one of many tests)."""
-    enough = row[2].exact or row[2].n >= SETTLED_SAMPLES
-    return enough and _a_point(row) and all(_apart(row, r, Z_SETTLED) for r in rest)
-
-
-def _lines(points: Iterable[_Point], side: int) -> tuple[list[_Row], list[_Row]]:
-    """What the review shows of team ``side`` (docs/review.md): the settled lines among its
-    :data:`SHOWN` costliest clearly costly decisions (:func:`_settled` against every decision
-    outside them), and for the places left a near tie: the costliest clearly costly decision
-    not settled and those not clearly cheaper than it by the same test (:data:`TIED` at
-    most); a tie of one ("not sure") only when it is a point by :data:`Z` standard errors."""
-    rows = _ranked(points, side)
-    costly = [r for r in rows if _costly(r)]
-    top = costly[:SHOWN]
-    rest = [r for r in rows if all(r[2] is not t[2] for t in top)]
-    firm = [t for t in top if _settled(t, rest)]
-    pool = [r for r in costly if all(r[2] is not f[2] for f in firm)]
-    if len(firm) == SHOWN or not pool:
-        return firm, []
-    tied = [r for r in pool if not _apart(pool[0], r, Z_SETTLED)][:TIED]
-    if len(tied) == 1 and tied[0][0] - Z * tied[0][1] < MIN_POINTS:
-        return firm, []  # other rollouts would name it only now and then (docs/review.md)
-    return firm, tied
-
-
-def _open(row: _Row, rest: Sequence[_Row]) -> bool:
-    return row[0] + Z * row[1] >= MIN_POINTS and not _settled(row, rest)
-
-
-def _doubtful(points: Iterable[_Point], side: int, effort: Effort) -> list[tuple[_Point, int]]:
-    """Team ``side``'s decisions whose line may still change, each with its cap: among the
-    :data:`SHOWN` costliest, those that may cost :data:`MIN_POINTS` (upper bound) and are not
-    settled (:func:`_settled`), up to ``effort.sure`` rollouts while whether they cost a point
-    is in doubt, else ``effort.cap``; and the ``effort.doubt`` likeliest of those outside to
-    enter (the highest upper bounds among those not clearly cheaper than one inside)."""
-    rows = _ranked(points, side)
-    top, rest = rows[:SHOWN], rows[SHOWN:]
-    sure = max(effort.cap, effort.sure)
-    inside = [(t[2], effort.cap if _a_point(t) else sure) for t in top if _open(t, rest)]
-    outside = [
-        r
-        for r in rest
-        if r[0] + Z * r[1] >= MIN_POINTS and not all(_apart(t, r, Z_SETTLED) for t in top)
-    ]
-    outside.sort(key=lambda r: -(r[0] + Z * r[1]))
-    return inside + [(r[2], effort.cap) for r in outside[: effort.doubt]]
 
 
 def _fate(fates: _Fates, p: _Point) -> tuple[str, int]:

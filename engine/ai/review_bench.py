@@ -30,7 +30,8 @@ from typing import Any
 from ..match import Match
 from ..rules import Rules
 from .decision import decide
-from .review import PRODUCTION, REFERENCE, SHOWN, Effort, Review, review_game
+from .review import PRODUCTION, REFERENCE, Effort, Review, review_game
+from .review_lines import SHOWN
 
 DEAL_STRIDE = 1_000_003  # game seeds: seed * stride + index, as the arena's deals
 REFERENCE_FILE = Path(__file__).resolve().parents[2] / "data" / "review_reference.json"
@@ -279,7 +280,8 @@ def run(
 
 
 def main(args: Any) -> int:
-    """``python -m engine review-bench`` with its parsed options (engine/__main__.py)."""
+    """``python -m engine review-bench`` with its parsed options (engine/__main__.py; its
+    ``--resample-pair`` is :func:`engine.ai.review_pair.main`)."""
     path = REFERENCE_FILE if args.reference is None else Path(args.reference)
     if args.make_reference:
         effort = REFERENCE if args.samples is None else replace(REFERENCE, cap=args.samples)
