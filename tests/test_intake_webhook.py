@@ -12,7 +12,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from botkit import World, open_and_seat, people, world
+from botkit import World, join_and_start, open_and_seat, people, world
 
 from bot.buttons import LobbyOp
 from bot.offline.localapi import SimUser
@@ -80,8 +80,7 @@ async def test_a_press_of_any_shape_never_breaks_intake_by_webhook(
         said = [a.text or "" for a in english.answers()]
         assert said and said[-1].isascii()  # an English code: answered in English
         # the webhook still serves real presses
-        g.join_quietly(sitter)
-        await sitter.send("/start")
+        await join_and_start(w, g, sitter)  # their /start handled first (webhook: concurrent)
         await press_lobby(w.api, g, sitter, LobbyOp.SIT, 1)
         await w.settle()
         seated = w.table(g).st.seats[1]
