@@ -29,16 +29,19 @@ class Calls:
     chat answering 403 goes to ``on_refused``; a chat that moved is kept in ``moved``. A call
     tried again takes a turn of its own in the budget of calls first (``pace``: the call's
     first turn was the sender's; a retry outside the budget would overrun it, and a 429 from
-    Telegram's overall limit hits another chat's call)."""
+    Telegram's overall limit hits another chat's call); every call is spent in its chat's
+    turn just before it goes out (``spend``: several processes, bot.pacing.SharedPace)."""
 
     def __init__(
         self,
         on_refused: Callable[[int], Awaitable[None]],
         pace: Callable[[int], Awaitable[None]] | None = None,
         window: Callable[[], Awaitable[None]] | None = None,
+        spend: Callable[[int], Awaitable[None]] | None = None,
     ) -> None:
         self.on_refused = on_refused
         self.pace = pace
+        self.spend = spend
         self.window = window  # just before each call goes out (bot.pacing.Window)
         self.moved: dict[int, int] = {}  # chat → the id it moved to (met by a call)
         self.calls = 0
@@ -56,6 +59,8 @@ class Calls:
         while attempt < MAX_TRIES:
             if (attempt or waited) and self.pace is not None:
                 await self.pace(chat_id)
+            if self.spend is not None:
+                await self.spend(chat_id)
             if self.window is not None:
                 await self.window()
             try:

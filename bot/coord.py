@@ -372,10 +372,11 @@ class PgCoord:
         if event is not None:
             event.set()
 
-    async def pace(self, interval: float, turns: int = 1) -> float:
-        """``turns`` turns in a row in the bot's budget of calls over all processes: when the
-        first is (epoch s; the others follow it ``interval`` apart)."""
-        now = time.time()
+    async def pace(self, interval: float, turns: int = 1, after: float = 0.0) -> float:
+        """``turns`` turns in a row in the bot's budget of calls over all processes, the first
+        ``after`` seconds from now at the soonest: when the first is (epoch s; the others
+        follow it ``interval`` apart)."""
+        now = time.time() + after
         span = interval * turns
         rows = await self._delivery(
             "INSERT INTO pace (name, next_at) VALUES ('bot', ?) ON CONFLICT (name) DO UPDATE"

@@ -29,7 +29,17 @@ LOG_BEATS = 3  # the log page: edited once in so many beats at most
 # the other processes' questions wait behind)
 AHEAD_S = 0.5
 SLACK_S = 0.001  # a timer may wake this much early: the turn is granted then
-STALE_S = 1.0  # several processes: a turn taken and unused this long is let go
+# several processes: a call goes out within its turn — at most EARLY_TURNS intervals before the
+# turn's time, LATE_TURNS after it (later, it takes a fresh turn, first in line): the calls of
+# all processes in any second then stay within (1 + (EARLY_TURNS + LATE_TURNS) / per_s) × per_s
+# + 1 — 29 at 25 a second, under Telegram's 30 (a turn kept by a call that left late, past
+# other processes' turns, was what met the 30 a second of issue 35's flood waits)
+EARLY_TURNS = 1
+LATE_TURNS = 2
+# several processes: a chat's worker is granted its turn this far ahead of the turn's time, for
+# what it does before its call (the chat's lease and stored messages read, its picture drawn);
+# the call then waits for the turn's time (SharedPace.spend)
+LEAD_S = 0.25
 log = logging.getLogger("gouji.pacing")
 
 
@@ -100,7 +110,7 @@ def asks(out: Out) -> bool:
 # table is late under load, never stopped.
 QUESTION, PRIVATE, GROUP = 0, 1, 2
 SHARE = 4
-Asked: TypeAlias = int | asyncio.Future[None]  # a turn asked: by a chat (its id) or by a task
+Asked: TypeAlias = int | asyncio.Future[float]  # a turn asked: by a chat (its id) or by a task
 
 
 def level(chat_id: int, question: bool = False) -> int:
@@ -127,9 +137,10 @@ class Pace:
         self._asked: tuple[deque[Asked], ...] = (deque(), deque(), deque())
         self._waiting = 0  # turns asked and not yet granted (nor given up)
         self._wants: dict[int, int] = {}  # chat → the level of the turn it wants
-        self._chats: dict[int, tuple[asyncio.Future[None], int]] = {}  # chat → its turn asked
+        self._chats: dict[int, tuple[asyncio.Future[float], int]] = {}  # chat → its turn asked
         self._timer: asyncio.TimerHandle | None = None
         self._granted = 0
+        self._slot = 0.0  # the time of the turn taken last (:meth:`_take`)
         # a chat's turn granted (bot.sender: its worker made then)
         self.granted: Callable[[int], None] = _nobody
 
@@ -142,6 +153,7 @@ class Pace:
                 self._move(chat_id, at)
             return
         if not self.interval or (not self._waiting and self._take()):
+            self._note(chat_id)
             self._give(chat_id)
             return
         self._wants[chat_id] = at
@@ -160,26 +172,41 @@ class Pace:
         self._waiting -= len(self._wants)
         self._wants.clear()
 
-    async def turn(self, at: int = GROUP, chat_id: int | None = None) -> None:
+    async def turn(self, at: int = GROUP, chat_id: int | None = None, first: bool = False) -> None:
         """A turn in the budget, at level ``at`` (:func:`level`), for the task that awaits it
         (a call tried again); ``chat_id``: the chat it is for (:meth:`hurry` may move it up
-        meanwhile)."""
+        meanwhile; its call goes in this turn: :meth:`spend`); ``first``: before every turn
+        asked at that level (a call that waited its turn once already)."""
         if not self.interval:
             return
         if not self._waiting and self._take():
+            if chat_id is not None:
+                self._note(chat_id)
             return
-        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._asked[at].append(turn)
+        turn: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        if first:
+            self._asked[at].appendleft(turn)
+        else:
+            self._asked[at].append(turn)
         self._waiting += 1
         turn.add_done_callback(self._given)
         if chat_id is not None:
             self._chats[chat_id] = (turn, at)
         try:
             self._arm()
-            await turn
+            slot = await turn
+            if chat_id is not None:
+                self._note(chat_id, slot)
         finally:
             if chat_id is not None and self._chats.get(chat_id, (None, 0))[0] is turn:
                 del self._chats[chat_id]
+
+    async def spend(self, chat_id: int) -> None:
+        """Just before a call to ``chat_id`` goes out: its turn spent (one process: the turn
+        granted; its calls' lateness is the :class:`Window`'s to catch)."""
+
+    def _note(self, chat_id: int, slot: float | None = None) -> None:
+        """The chat's turn granted (``slot``: its time; else the turn taken last)."""
 
     def hurry(self, chat_id: int) -> None:
         """A question posted to a chat that waits for a turn: the turn goes first."""
@@ -202,7 +229,7 @@ class Pace:
         self._wants[chat_id] = at
         self._arm()
 
-    def _given(self, turn: asyncio.Future[None]) -> None:
+    def _given(self, turn: asyncio.Future[float]) -> None:
         self._waiting -= 1
 
     def _give(self, chat_id: int) -> None:
@@ -232,9 +259,10 @@ class Pace:
             if isinstance(turn, int):
                 del self._wants[turn]
                 self._waiting -= 1
+                self._note(turn)
                 self._give(turn)
             else:
-                turn.set_result(None)
+                turn.set_result(self._slot)
         self._arm()
 
     def _kick(self) -> None:
@@ -249,6 +277,7 @@ class Pace:
         if start + self.interval - now > self.burst * self.interval + SLACK_S:
             return False
         self._next = start + self.interval
+        self._slot = start
         return True
 
     def _due(self) -> float | None:
@@ -299,7 +328,10 @@ class SharedPace(Pace):
     statement for the whole process (never one a call: the budget's row would be the
     database's busiest, and every call waiting for it would hold a connection), and at most
     :data:`AHEAD_S` ahead: what a process took is what the others' questions wait behind.
-    Within the process they are granted as :class:`Pace` grants its own (questions first)."""
+    Within the process they are granted as :class:`Pace` grants its own (questions first),
+    :data:`LEAD_S` ahead of their time; each call then goes out within its turn
+    (:meth:`spend`): the turns are one interval apart over all processes, so their calls are
+    too, give or take :data:`EARLY_TURNS` and :data:`LATE_TURNS` intervals."""
 
     def __init__(self, coord: PgCoord, per_s: float, burst: int = 5) -> None:
         super().__init__(per_s, burst)
@@ -307,14 +339,53 @@ class SharedPace(Pace):
         self._slots: deque[float] = deque()  # turns taken in the budget (epoch s), not granted
         self._taking: asyncio.Task[None] | None = None
         self._ahead = max(burst + 1, round(AHEAD_S * per_s))  # turns taken at most
+        self.early = EARLY_TURNS * self.interval
+        self.late = LATE_TURNS * self.interval
+        self.lead = max(LEAD_S, self.early)
+        self._turns: dict[int, float] = {}  # chat → the time of its turn granted, not spent
+        self._rtt = 0.0  # how long taking turns took last (they are asked to start after it)
+        self.retaken = 0  # calls that left too late for their turn: a fresh one taken
+
+    def _note(self, chat_id: int, slot: float | None = None) -> None:
+        turns = self._turns
+        turns[chat_id] = self._slot if slot is None else slot
+        if len(turns) > 1024:  # turns granted to chats that made no call (nothing changed)
+            now = time.time()
+            self._turns = {c: t for c, t in turns.items() if t > now - self.late}
+
+    async def spend(self, chat_id: int) -> None:
+        """The call to ``chat_id`` waits for its turn's time (granted :data:`LEAD_S` ahead).
+        One that comes too late for it (its chat's lease or picture took long: it would leave
+        among later turns' calls), or a second call of one message (an edit refused: sent
+        anew), takes a fresh turn, first in line, and goes in it (late then by no more than
+        the process's own delay: never held back for ever)."""
+        if not self.interval:
+            return
+        slot = self._turns.pop(chat_id, None)
+        if slot is not None:
+            if await self._on_time(slot):
+                return
+            self.retaken += 1
+        await self.turn(QUESTION, chat_id, first=True)
+        slot = self._turns.pop(chat_id, None)
+        if slot is not None:
+            await self._on_time(slot)
+
+    async def _on_time(self, slot: float) -> bool:
+        """Waits for the turn at ``slot`` (:data:`EARLY_TURNS` ahead at most); whether it is
+        still on time."""
+        wait = slot - self.early - time.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        return time.time() - slot <= self.late
 
     def _take(self) -> bool:
         now = time.time()
         slots = self._slots
-        while slots and slots[0] < now - STALE_S:
-            slots.popleft()  # long unused (a turn given up): not spent late in a bunch
-        if slots and slots[0] - now - self.burst * self.interval <= SLACK_S:
-            slots.popleft()
+        while slots and slots[0] < now - self.late:
+            slots.popleft()  # past: a call in it now would go among later turns' calls
+        if slots and slots[0] - now - self.lead <= SLACK_S:
+            self._slot = slots.popleft()
             return True
         self._more()
         return False
@@ -322,7 +393,7 @@ class SharedPace(Pace):
     def _due(self) -> float | None:
         if not self._slots:
             return None  # (being taken: :meth:`_taking_slots` grants them)
-        return self._slots[0] - self.burst * self.interval - time.time()
+        return self._slots[0] - self.lead - time.time()
 
     def _more(self) -> None:
         """More turns taken in the budget when more are wanted than taken, and those taken
@@ -332,17 +403,21 @@ class SharedPace(Pace):
             self._taking = asyncio.get_running_loop().create_task(self._taking_slots())
 
     async def _taking_slots(self) -> None:
-        """The turns wanted (at most :data:`AHEAD_S`'s), in one statement; then granted as
-        they come due. The database away a moment: taken again soon (the calls wait)."""
+        """The turns wanted (at most :data:`AHEAD_S`'s), in one statement, starting no sooner
+        than the statement's last round trip from now (turns past when they arrive are
+        lost); then granted as they come due. The database away a moment: taken again soon
+        (the calls wait)."""
         taken = False
         try:
             while (want := min(self._waiting, self._ahead) - len(self._slots)) > 0:
+                asked = time.time()
                 try:
-                    first = await self.coord.pace(self.interval, want)
+                    first = await self.coord.pace(self.interval, want, self._rtt)
                 except Exception as e:
                     log.warning("the budget of calls not taken (%r): taken again soon", e)
                     await asyncio.sleep(0.5)
                     continue
+                self._rtt = min(AHEAD_S, time.time() - asked)
                 self._slots.extend(first + i * self.interval for i in range(want))
                 taken = True
                 break

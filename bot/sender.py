@@ -99,6 +99,7 @@ class Sender:
             on_refused,
             lambda chat_id: self.pace.turn(self._level(chat_id), chat_id),
             window.enter if window is not None else None,
+            self.pace.spend,  # (several processes: a call goes out within its turn)
         )
         self._call = self.api.call
         self._pictures: dict[Slot, str] = {}  # slot → the digest of the picture it shows

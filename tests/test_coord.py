@@ -234,9 +234,9 @@ async def test_a_process_takes_the_turns_wanted_meanwhile_together(
     def counting(c: PgCoord, name: str) -> None:
         take = c.pace
 
-        async def counted(interval: float, turns: int = 1) -> float:
+        async def counted(interval: float, turns: int = 1, after: float = 0.0) -> float:
             statements[name].append(turns)
-            first = await take(interval, turns)
+            first = await take(interval, turns, after)
             granted.extend(first + i * interval for i in range(turns))
             return first
 

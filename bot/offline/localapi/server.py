@@ -20,6 +20,7 @@ from aiohttp import web
 from .limits import LIMITED, Limiter, RateLimits
 from .methods import METHODS, Params, call
 from .records import JSON, ApiError, SentMessage
+from .trace import trace_from_env
 from .webhook import chat_of, connections, free
 from .world import SimGroup, SimUser, World
 
@@ -42,6 +43,7 @@ class ApiCall:
     follows: int | None = None  # update_id
     query_id: str | None = None
     params: dict[str, str] = field(default_factory=dict, repr=False)
+    peer: int = 0  # the client's port (which bot process: bot.offline.localapi.trace)
 
 
 @dataclass
@@ -78,6 +80,8 @@ class LocalBotApi:
         self.world = World(self.bot_id, bot_username)
         self.calls: list[ApiCall] = []
         self.listeners: list[Callable[[ApiCall], None]] = []  # told of every call, as it ends
+        if (trace := trace_from_env()) is not None:  # each 429 written with its context
+            self.listeners.append(trace)
         self.base_url = self.base_file_url = ""
         self._limiter = self._make_limiter(RateLimits.telegram() if rate is None else rate)
         self._faults: dict[str, list[int]] = {}
@@ -325,7 +329,9 @@ class LocalBotApi:
         if status == 200:
             self.uploads += [_size(v) for v in form.values() if not isinstance(v, str)]
         error = result.description if isinstance(result, ApiError) else None
-        record = ApiCall(name, chat_id, now, status, error, follows, query_id, shown)
+        peer = request.transport.get_extra_info("peername") if request.transport else None
+        port = peer[1] if isinstance(peer, tuple) else 0
+        record = ApiCall(name, chat_id, now, status, error, follows, query_id, shown, port)
         self.calls.append(record)
         for listener in self.listeners:
             listener(record)

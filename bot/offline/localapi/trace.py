@@ -1,0 +1,107 @@
+"""Where the local server's flood waits come from (a developer's aid): with
+``GOUJI_API_TRACE=<path>`` set, each 429 the server answers is written to ``path`` as a JSON
+line — the chat, the refused call, the chat's calls before it (method, how long before, status,
+which bot process sent it: ``GOUJI_PROCESS`` of the process whose socket it came by) and how
+many calls the server let through in the second before (Telegram's overall limit)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import deque
+from typing import TYPE_CHECKING
+
+from .limits import LIMITED
+
+if TYPE_CHECKING:
+    from .server import ApiCall as Call
+
+TRACE_ENV = "GOUJI_API_TRACE"
+KEPT = 4096  # the last calls remembered (the chat's recent ones are among them)
+BEFORE = 6  # the chat's calls shown before a refused one
+
+
+class Trace:
+    """Told of every call (a listener of the server): writes each 429 with its context."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._calls: deque[Call] = deque(maxlen=KEPT)
+
+    def __call__(self, call: Call) -> None:
+        if call.method not in LIMITED or call.chat_id is None:
+            return
+        if call.status == 429:
+            self._write(call)
+        self._calls.append(call)
+
+    def _write(self, call: Call) -> None:
+        calls = [c for c in self._calls if c.chat_id == call.chat_id][-BEFORE:]
+        ports = {c.peer for c in calls} | {call.peer}
+        procs = _processes(ports)
+        second = sum(1 for c in self._calls if c.status == 200 and call.time - c.time < 1.0)
+        line = {
+            "at": round(time.time(), 3),
+            "chat": call.chat_id,
+            "call": _shown(call, call.time, procs),
+            "before": [_shown(c, call.time, procs) for c in calls],
+            "overall_last_1s": second,
+        }
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def _shown(call: Call, at: float, procs: dict[int, str]) -> dict[str, object]:
+    text = call.params.get("text") or call.params.get("caption") or ""
+    return {
+        "method": call.method,
+        "ago_s": round(at - call.time, 3),
+        "status": call.status,
+        "proc": procs.get(call.peer, f"port {call.peer}"),
+        "message_id": call.params.get("message_id", ""),
+        "text": text[:40],
+    }
+
+
+def _processes(ports: set[int]) -> dict[int, str]:
+    """Which process (its ``GOUJI_PROCESS``, else its pid) holds the client socket of each
+    local port (Linux: /proc)."""
+    inodes: dict[str, int] = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as f:
+                for row in f.readlines()[1:]:
+                    cols = row.split()
+                    port = int(cols[1].rsplit(":", 1)[1], 16)
+                    if port in ports:
+                        inodes[cols[9]] = port
+        except OSError:
+            continue
+    found: dict[int, str] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in fds]
+        except OSError:
+            continue
+        for link in links:
+            inode = link[8:-1] if link.startswith("socket:[") else ""
+            if inode in inodes:
+                found[inodes[inode]] = _name(pid)
+    return found
+
+
+def _name(pid: str) -> str:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+    except OSError:
+        return f"pid {pid}"
+    index = env.get(b"GOUJI_PROCESS")
+    return f"proc {index.decode()}" if index is not None else f"pid {pid}"
+
+
+def trace_from_env() -> Trace | None:
+    path = os.environ.get(TRACE_ENV)
+    return Trace(path) if path else None
