@@ -101,7 +101,7 @@ class Sender:
             window.enter if window is not None else None,
             self.pace.spend,  # (several processes: a call goes out within its turn)
         )
-        self._call = self.api.call
+        self._call = self._paced
         self._pictures: dict[Slot, str] = {}  # slot → the digest of the picture it shows
         self._shown: dict[Slot, _Shown] = {}
         self._slot_chat: dict[Slot, int] = {}  # the chat of each slot delivered
@@ -302,6 +302,24 @@ class Sender:
             # restart (the one case where a message may arrive twice)
             await self._forget(out.outbox_id)
         return True
+
+    async def _paced(
+        self, chat_id: int, make: Callable[[], Awaitable[object]], once: bool = False
+    ) -> Message | bool:
+        """One call to the chat (bot.calls), after the chat's pace since its last call: a
+        message's further calls — an edit refused and the message sent anew, a delete refused
+        and the buttons taken off, a picture's file_id refused and the picture uploaded —
+        wait for it like the message's first call (Telegram: a message a second in a private
+        chat, whatever the message)."""
+        chat = self.queues.chats.get(chat_id)
+        pace = self.pacing.interval(chat_id)
+        if chat is not None and pace > 0 and (wait := chat.last + pace - time.monotonic()) > 0:
+            await asyncio.sleep(wait)
+        try:
+            return await self.api.call(chat_id, make, once)
+        finally:
+            if chat is not None:
+                chat.last = time.monotonic()
 
     async def _forget(self, outbox_id: int) -> None:
         try:

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import os
 import time
+from pathlib import Path
 
 import pytest
 from localapi_kit import keyboard, png
@@ -268,3 +271,23 @@ async def test_inline_keyboards_as_telegram_takes_them(api: LocalBotApi) -> None
         with pytest.raises(BadRequest, match=r"(?i)can't parse inline keyboard button"):
             await bot.edit_message_text("x", wang.id, sent.message_id, reply_markup=row(both))
     assert [m.text for m in api.messages(wang.id)] == ["eight", "x", "edit me"]
+
+
+async def test_a_flood_wait_is_written_with_its_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GOUJI_API_TRACE: each 429 the server answers, with the chat's calls before it and which
+    process sent them (this one: no GOUJI_PROCESS, its pid), and the second's calls in all."""
+    path = tmp_path / "429.jsonl"
+    monkeypatch.setenv("GOUJI_API_TRACE", str(path))
+    async with LocalBotApi(rate=RateLimits(per_chat_per_s=1.0, per_chat_burst=1)) as api:
+        wang = api.user(11, "老王")
+        await wang.send("/start")
+        async with running_app(api) as app:
+            await app.bot.send_message(wang.id, "one")
+            with pytest.raises(RetryAfter):
+                await app.bot.send_message(wang.id, "two")
+    (line,) = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    assert (line["chat"], line["call"]["status"], line["call"]["text"]) == (11, 429, "two")
+    assert [(c["method"], c["text"]) for c in line["before"]] == [("sendMessage", "one")]
+    assert line["overall_last_1s"] == 1 and line["last_1s"][0][1] == f"pid {os.getpid()}"

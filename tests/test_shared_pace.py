@@ -12,12 +12,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from telegram import Bot
-from test_bot_pace import NoStore, Slots, _moved, _refused
+from telegram import Bot, Message
+from telegram.error import BadRequest
+from test_bot_pace import FakeBot, NoStore, Slots, _moved, _refused, sender_of
 
 from bot.deployment import Single, Turn
 from bot.offline.localapi import LocalBotApi
-from bot.outbox import Out
+from bot.outbox import Out, Slot, SlotKind
 from bot.pacing import Pace, Pacing, SharedPace
 from bot.queues import ChatQueue, Queues
 from bot.sender import Sender
@@ -102,3 +103,34 @@ async def test_processes_calls_stay_within_telegrams_30_a_second() -> None:
         assert len(sent) >= len(users)
         assert not [call for call in sent if call.status == 429]
         assert isinstance(a.pace, SharedPace) and a.pace.retaken > 0  # (what is tested)
+
+
+class GoneBot(FakeBot):
+    """A message to edit that is gone (deleted by its reader): the edit refused."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.at: list[float] = []  # when each call came
+
+    async def edit_message_text(self, text: str, *, chat_id: int, **_: Any) -> bool:
+        self.at.append(time.monotonic())
+        self.calls.append(("edit", chat_id, text))
+        raise BadRequest("Message to edit not found")
+
+    async def send_message(self, chat_id: int, text: str, **kw: Any) -> Message:
+        self.at.append(time.monotonic())
+        return await super().send_message(chat_id, text, **kw)
+
+
+async def test_a_messages_second_call_waits_for_its_chats_pace() -> None:
+    """A message whose edit is refused is sent anew — its second call to the chat, which
+    waits for the chat's pace as a message's first call does (it went at once: two calls to
+    a private chat in a few milliseconds)."""
+    bot = GoneBot()
+    hand = Slot(1, SlotKind.HAND, 0)
+    sender = sender_of(bot, Slots({hand: 5}), pacing=Pacing(0.0, 0.3, 0.0))
+    sender.post(Out(9, "等待", slot=hand))
+    await sender.drain(timeout=5.0)
+    assert [c[0] for c in bot.calls] == ["edit", "send"]
+    assert bot.at[1] - bot.at[0] >= 0.3 - 0.005  # (a lower bound: a loaded machine only adds)
+    await sender.close()

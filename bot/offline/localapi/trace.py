@@ -10,16 +10,35 @@ import json
 import os
 import time
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .limits import LIMITED
-
-if TYPE_CHECKING:
-    from .server import ApiCall as Call
 
 TRACE_ENV = "GOUJI_API_TRACE"
 KEPT = 4096  # the last calls remembered (the chat's recent ones are among them)
 BEFORE = 6  # the chat's calls shown before a refused one
+
+
+class Call(Protocol):
+    """What the trace reads of a call (bot.offline.localapi.server.ApiCall)."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def chat_id(self) -> int | None: ...
+
+    @property
+    def time(self) -> float: ...
+
+    @property
+    def status(self) -> int: ...
+
+    @property
+    def peer(self) -> int: ...
+
+    @property
+    def params(self) -> dict[str, str]: ...
 
 
 class Trace:
@@ -38,15 +57,19 @@ class Trace:
 
     def _write(self, call: Call) -> None:
         calls = [c for c in self._calls if c.chat_id == call.chat_id][-BEFORE:]
-        ports = {c.peer for c in calls} | {call.peer}
-        procs = _processes(ports)
-        second = sum(1 for c in self._calls if c.status == 200 and call.time - c.time < 1.0)
+        last = [c for c in self._calls if c.status == 200 and call.time - c.time < 1.0]
+        procs = _processes({c.peer for c in [*calls, *last]} | {call.peer})
+        second = len(last)
         line = {
             "at": round(time.time(), 3),
             "chat": call.chat_id,
             "call": _shown(call, call.time, procs),
             "before": [_shown(c, call.time, procs) for c in calls],
             "overall_last_1s": second,
+            # the calls of that second: how long before the refused one, by which process
+            "last_1s": [
+                (round(call.time - c.time, 3), procs.get(c.peer, str(c.peer))) for c in last
+            ],
         }
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -80,16 +103,27 @@ def _processes(ports: set[int]) -> dict[int, str]:
             continue
     found: dict[int, str] = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in fds]
-        except OSError:
-            continue
-        for link in links:
+        for link in _links(pid):
             inode = link[8:-1] if link.startswith("socket:[") else ""
             if inode in inodes:
                 found[inodes[inode]] = _name(pid)
     return found
+
+
+def _links(pid: str) -> list[str]:
+    """What the process's file descriptors point at (one closed meanwhile left out: the
+    listing's own, in this process)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+    links = []
+    for fd in fds:
+        try:
+            links.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            continue
+    return links
 
 
 def _name(pid: str) -> str:
