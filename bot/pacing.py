@@ -301,13 +301,17 @@ def _nobody(chat_id: int) -> None:
 
 
 class Window:
-    """At most ``most`` calls in any second, each waiting for its place just before it goes
-    out: the last guard of Telegram's overall limit, whatever delayed calls after their turns
-    (a picture drawn slowly under load goes out later than its turn, among later turns')."""
+    """At most ``most`` calls in any second, and ``gap`` seconds at least between two, each
+    waiting for its place just before it goes out: the last guard of Telegram's overall
+    limit, whatever delayed calls after their turns (a picture drawn slowly under load goes
+    out later than its turn, among later turns'; a process that woke late sends the calls
+    of several turns at once — never in the same millisecond: with several processes, such
+    bunches on top of the others' calls made 30 in a second)."""
 
-    def __init__(self, most: int, span: float = 1.0) -> None:
+    def __init__(self, most: int, span: float = 1.0, gap: float = 0.0) -> None:
         self.most = most
         self.span = span
+        self.gap = gap
         self._times: deque[float] = deque()
 
     async def enter(self) -> None:
@@ -316,10 +320,13 @@ class Window:
             now = time.monotonic()
             while times and now - times[0] >= self.span:
                 times.popleft()
-            if len(times) < self.most:
+            if times and now - times[-1] < self.gap:
+                await asyncio.sleep(times[-1] + self.gap - now)
+            elif len(times) < self.most:
                 times.append(now)
                 return
-            await asyncio.sleep(times[0] + self.span - now)
+            else:
+                await asyncio.sleep(times[0] + self.span - now)
 
 
 class SharedPace(Pace):

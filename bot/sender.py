@@ -93,7 +93,8 @@ class Sender:
         self.pace = deployment.pace(self.pacing.overall_per_s, self.pacing.burst)  # all chats
         # each Bot API call, with its retries (each in the budget of calls too)
         per_s = self.pacing.overall_per_s
-        window = Window(int(per_s) + self.pacing.burst) if per_s > 0 else None
+        # (calls half a turn apart at least: a process's calls never bunched)
+        window = Window(int(per_s) + self.pacing.burst, gap=0.5 / per_s) if per_s > 0 else None
         # a retry waits at its chat's level, named by it (a question posted meanwhile: hurry)
         self.api = Calls(
             on_refused,

@@ -7,6 +7,7 @@ chat's pace, learnt from its lease only then, left among later turns' calls)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,7 +20,7 @@ from test_bot_pace import FakeBot, NoStore, Slots, _moved, _refused, sender_of
 from bot.deployment import Single, Turn
 from bot.offline.localapi import LocalBotApi
 from bot.outbox import Out, Slot, SlotKind
-from bot.pacing import Pace, Pacing, SharedPace
+from bot.pacing import Pace, Pacing, SharedPace, Window
 from bot.queues import ChatQueue, Queues
 from bot.sender import Sender
 from bot.uploads import Uploads
@@ -134,3 +135,19 @@ async def test_a_messages_second_call_waits_for_its_chats_pace() -> None:
     assert [c[0] for c in bot.calls] == ["edit", "send"]
     assert bot.at[1] - bot.at[0] >= 0.3 - 0.005  # (a lower bound: a loaded machine only adds)
     await sender.close()
+
+
+async def test_a_process_never_sends_two_calls_in_the_same_instant() -> None:
+    """A process that woke late holds the calls of several turns at once: the window lets
+    them out half a turn apart at least, never as one bunch (a bunch of five in two
+    milliseconds, on top of the other processes' calls, made 30 in a second)."""
+    window = Window(100, gap=0.02)
+    at: list[float] = []
+
+    async def call() -> None:
+        await window.enter()
+        at.append(time.monotonic())
+
+    await asyncio.gather(*(call() for _ in range(6)))
+    gaps = [b - a for a, b in itertools.pairwise(at)]
+    assert all(g >= 0.02 - 0.002 for g in gaps), gaps  # (a lower bound: load only adds)
