@@ -80,8 +80,9 @@ class LocalBotApi:
         self.world = World(self.bot_id, bot_username)
         self.calls: list[ApiCall] = []
         self.listeners: list[Callable[[ApiCall], None]] = []  # told of every call, as it ends
-        if (trace := trace_from_env()) is not None:  # each 429 written with its context
-            self.listeners.append(trace)
+        self._trace = trace_from_env()  # each 429 written with its context
+        if self._trace is not None:
+            self.listeners.append(self._trace)
         self.base_url = self.base_file_url = ""
         self._limiter = self._make_limiter(RateLimits.telegram() if rate is None else rate)
         self._faults: dict[str, list[int]] = {}
@@ -128,6 +129,8 @@ class LocalBotApi:
 
     async def stop(self) -> None:
         self.release_polls()
+        if self._trace is not None:
+            self._trace.close()
         if self._pusher is not None:
             self._pushing_stops = True
             try:

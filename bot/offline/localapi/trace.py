@@ -6,6 +6,7 @@ many calls the server let through in the second before (Telegram's overall limit
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -17,6 +18,8 @@ from .limits import LIMITED
 TRACE_ENV = "GOUJI_API_TRACE"
 KEPT = 4096  # the last calls remembered (the chat's recent ones are among them)
 BEFORE = 6  # the chat's calls shown before a refused one
+TICK_S = 0.01  # the server's loop watched this often
+STALL_S = 0.03  # late by this much: a stall worth telling
 
 
 class Call(Protocol):
@@ -47,8 +50,28 @@ class Trace:
     def __init__(self, path: str) -> None:
         self.path = path
         self._calls: deque[Call] = deque(maxlen=KEPT)
+        # the server's own event loop stalled (it shares it with the simulated players): when
+        # and how long — the calls that came meanwhile are handled together after it, as if
+        # they had come at once
+        self._stalls: deque[tuple[float, float]] = deque(maxlen=256)
+        self._ticking: asyncio.Task[None] | None = None
+
+    async def _tick(self) -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(TICK_S)
+            late = time.monotonic() - before - TICK_S
+            if late >= STALL_S:
+                self._stalls.append((time.monotonic(), late))
+
+    def close(self) -> None:
+        if self._ticking is not None:
+            self._ticking.cancel()
+            self._ticking = None
 
     def __call__(self, call: Call) -> None:
+        if self._ticking is None:
+            self._ticking = asyncio.get_running_loop().create_task(self._tick())
         if call.method not in LIMITED or call.chat_id is None:
             return
         if call.status == 429:
@@ -66,6 +89,12 @@ class Trace:
             "call": _shown(call, call.time, procs),
             "before": [_shown(c, call.time, procs) for c in calls],
             "overall_last_1s": second,
+            # the server's stalls that ended in the second before: how long before, how long
+            "server_stalls": [
+                (round(call.time - at, 3), round(late, 3))
+                for at, late in self._stalls
+                if call.time - at < 1.0
+            ],
             # the calls of that second: how long before the refused one, by which process
             "last_1s": [
                 (round(call.time - c.time, 3), procs.get(c.peer, str(c.peer))) for c in last
