@@ -31,10 +31,11 @@ AHEAD_S = 0.5
 SLACK_S = 0.001  # a timer may wake this much early: the turn is granted then
 # several processes: a call goes out within its turn — at most EARLY_TURNS intervals before the
 # turn's time, LATE_TURNS after it (later, it takes a fresh turn, first in line): the calls of
-# all processes in any second then stay within (1 + (EARLY_TURNS + LATE_TURNS) / per_s) × per_s
-# + 1 — 29 at 25 a second, under Telegram's 30 (a turn kept by a call that left late, past
-# other processes' turns, was what met the 30 a second of issue 35's flood waits)
-EARLY_TURNS = 1
+# all processes in any second then stay within per_s + EARLY_TURNS + LATE_TURNS + 1 — 28 at 25
+# a second, two under Telegram's 30 for calls that reach it closer together than they left (a
+# turn kept by a call that left late, past other processes' turns, was what met the 30 a
+# second of issue 35's flood waits)
+EARLY_TURNS = 0
 LATE_TURNS = 2
 # several processes: a chat's worker is granted its turn this far ahead of the turn's time, for
 # what it does before its call (the chat's lease and stored messages read, its picture drawn);
