@@ -43,8 +43,23 @@ MIN_POINTS = 1.0  # a decision that costs less (§10 points) is no turning point
 SHOWN = 2  # turning points per team (places: a near tie for them is shown as a tie)
 TIED = 3  # a near tie names this many decisions at most
 SETTLED_SAMPLES = 32  # a settled line stands on this many rollouts at least (or is solved)
+SPREAD = 2.0  # a figure shown stands for its estimate give or take this many standard errors
+POINT_DOUBT = 1.0  # a cost is one whole figure when known within a point (else a range)
+WIN_DOUBT = 0.10  # a win chance lost is shown only when known within this much
 
 _Row = tuple[float, float, _P]  # a decision's cost, its standard error, the decision
+
+
+def points_range(points: float, se: float = 0.0) -> tuple[int, int]:
+    """The whole points a cost of ``points`` ± ``se`` (a standard error) is shown as (the
+    message's figure, docs/review.md): one figure, the estimate rounded (at least 1), when
+    :data:`SPREAD` standard errors are within :data:`POINT_DOUBT` (the figure is right give
+    or take a point), else the range those standard errors span, rounded (at least 1)."""
+    whole = max(1, round(points))
+    if SPREAD * se <= POINT_DOUBT:
+        return whole, whole
+    low, high = max(1, round(points - SPREAD * se)), max(1, round(points + SPREAD * se))
+    return (low, high) if low < high else (whole, whole)
 
 
 def _ranked(points: Iterable[_P], side: int) -> list[_Row[_P]]:
