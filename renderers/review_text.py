@@ -1,7 +1,8 @@
 """The post-game review (复盘) as the message players see: per 联邦 its costliest decisions,
 each quoting the trick as the group's log wrote it (so it can be found there), what the
 computer would have done, a short reason, what became of the player, and the cost in whole
-points (Telegram HTML)::
+points — a range (``−3～−6 分``) when the rollouts know it less closely than a point
+(:func:`engine.ai.review_lines.points_range`) (Telegram HTML)::
 
     「老王 3个K」喆喆 没管：电脑会出 3个A，管上就能把牌权拿回来。
     后来 喆喆 被闷。（−4 分，胜率 −30%）
