@@ -38,16 +38,16 @@ def _tp(**changes: object) -> TurningPoint:
 
 def test_a_cost_known_within_a_point_is_one_whole_figure() -> None:
     assert points_range(3.56, 0.24) == (4, 4)
-    assert points_range(3.56, 0.5) == (4, 4)  # two standard errors: exactly a point
+    assert points_range(3.56, 0.4) == (4, 4)  # 2.5 standard errors: exactly a point
     assert points_range(0.3, 0.1) == (1, 1)  # at least 1: a line is a cost
     assert points_range(2.0, 0.0) == (2, 2)  # solved exactly
 
 
 def test_a_cost_known_less_closely_is_the_range_its_rollouts_span() -> None:
     assert points_range(4.62, 0.71) == (3, 6)
-    assert points_range(8.19, 0.98) == (6, 10)
-    assert points_range(1.29, 0.53) == (1, 2)  # never below 1
-    assert points_range(0.6, 0.26) == (1, 1)  # a range of one figure is that figure
+    assert points_range(8.19, 0.98) == (6, 11)
+    assert points_range(1.29, 0.53) == (1, 3)  # never below 1
+    assert points_range(0.3, 0.41) == (1, 1)  # a range of one figure is that figure
 
 
 def test_the_message_shows_a_range_in_both_languages() -> None:

@@ -43,7 +43,7 @@ MIN_POINTS = 1.0  # a decision that costs less (§10 points) is no turning point
 SHOWN = 2  # turning points per team (places: a near tie for them is shown as a tie)
 TIED = 3  # a near tie names this many decisions at most
 SETTLED_SAMPLES = 32  # a settled line stands on this many rollouts at least (or is solved)
-SPREAD = 2.0  # a figure shown stands for its estimate give or take this many standard errors
+SPREAD = Z_SETTLED  # a figure shown stands for its estimate give or take this many standard errors
 POINT_DOUBT = 1.0  # a cost is one whole figure when known within a point (else a range)
 WIN_DOUBT = 0.10  # a win chance lost is shown only when known within this much
 
