@@ -10,9 +10,11 @@ import json
 import pytest
 
 from engine.actions import Action
-from engine.ai.review import TurningPoint
+from engine.ai.review import TurningPoint, review_game
+from engine.ai.review_bench import DEAL_STRIDE, ai_game_record
 from engine.ai.review_check import Check, run_check, shown_figures
 from engine.ai.review_lines import points_range
+from engine.rules import Rules
 from engine.vocab import Ask, Do
 from renderers.review_text import cost_text, turning_point_text
 
@@ -83,9 +85,24 @@ def test_the_check_reads_a_figure_as_the_message_means_it() -> None:
     assert win.win_agrees and not Check(1, (4, 4), 0.4, 4.0, 0.1, 0.25, 0.01).win_agrees
 
 
+def test_a_win_chance_is_shown_only_on_a_line_known_to_a_point() -> None:
+    text = ai_game_record(Rules.preset_named("standard"), 1 * DEAL_STRIDE + 1)
+    review = review_game(text, 60.0)
+    lines = [tp for side in review.teams for tp in side if tp.rollouts]
+    assert any(
+        points_range(tp.points, tp.points_se)[0] < points_range(tp.points, tp.points_se)[1]
+        for tp in lines
+    )
+    for tp in lines:
+        low, high = points_range(tp.points, tp.points_se)
+        assert not (tp.win_sure and low < high)
+        assert tp.win_sure <= (2.5 * tp.win_se <= 0.10)
+
+
 def test_shown_figures_are_the_messages() -> None:
     assert shown_figures(_tp(points_se=0.71)) == ((3, 6), None)
-    assert shown_figures(_tp(win_sure=True, win=0.38)) == ((5, 5), pytest.approx(0.4))
+    points, win = shown_figures(_tp(win_sure=True, win=0.38))
+    assert points == (5, 5) and win == pytest.approx(0.4)
 
 
 def test_check_figures_prints_each_line_and_its_figures(capsys: pytest.CaptureFixture[str]) -> None:

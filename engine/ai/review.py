@@ -57,6 +57,7 @@ from .review_lines import (
     Z,
     _doubtful,
     _lines,
+    points_range,
 )
 from .search import candidates
 
@@ -517,8 +518,10 @@ def _turning_point(p: _Point, fates: _Fates, tied: bool) -> TurningPoint:
     b, lost, win, _, win_se = p.cost()
     n = 0 if p.exact else p.n
     se = 0.0 if p.exact else p._paired(b)[1]  # the figure's: the suggestion's own rollouts
-    # the win chance is shown when large, and known within WIN_DOUBT (docs/review.md)
-    precise = n >= WIN_SAMPLES and SPREAD * win_se <= WIN_DOUBT
+    # the win chance is shown when large, known within WIN_DOUBT, and on a line whose cost
+    # is one figure (not a range: its rollouts are too few to quote a chance; docs/review.md)
+    low, high = points_range(lost, se)
+    precise = n >= WIN_SAMPLES and SPREAD * win_se <= WIN_DOUBT and low == high
     sure = p.exact or (precise and win - Z * win_se >= WIN_SHOWN)
     outcome, rank = _fate(fates, p)
     return TurningPoint(
