@@ -70,8 +70,10 @@ def _ranked(points: Iterable[_P], side: int) -> list[_Row[_P]]:
 
 
 def _costly(row: _Row[_Decision]) -> bool:
-    """Clearly a cost: :data:`MIN_POINTS` at least, and :data:`Z` standard errors above 0."""
-    return row[0] >= MIN_POINTS and row[0] > Z * row[1]
+    """Clearly a cost: :data:`MIN_POINTS` at least, and :data:`Z_SETTLED` standard errors
+    above 0 (every decision named passes the settled line's test of being a cost at all: at
+    :data:`Z`, 2 of 250 named decisions were no better than the play on fresh rollouts)."""
+    return row[0] >= MIN_POINTS and row[0] > Z_SETTLED * row[1]
 
 
 def _apart(a: _Row[_Decision], b: _Row[_Decision], z: float = Z) -> bool:
