@@ -69,11 +69,9 @@ def _ranked(points: Iterable[_P], side: int) -> list[_Row[_P]]:
     return rows
 
 
-def _costly(row: _Row[_Decision]) -> bool:
-    """Clearly a cost: :data:`MIN_POINTS` at least, and :data:`Z_SETTLED` standard errors
-    above 0 (every decision named passes the settled line's test of being a cost at all: at
-    :data:`Z`, 2 of 250 named decisions were no better than the play on fresh rollouts)."""
-    return row[0] >= MIN_POINTS and row[0] > Z_SETTLED * row[1]
+def _costly(row: _Row[_Decision], z: float = Z) -> bool:
+    """Clearly a cost: :data:`MIN_POINTS` at least, and ``z`` standard errors above 0."""
+    return row[0] >= MIN_POINTS and row[0] > z * row[1]
 
 
 def _apart(a: _Row[_Decision], b: _Row[_Decision], z: float = Z) -> bool:
@@ -125,7 +123,10 @@ def _lines(points: Iterable[_P], side: int) -> tuple[list[_Row[_P]], list[_Row[_
     pool = [r for r in costly if all(r[2] is not f[2] for f in firm)]
     if len(firm) == SHOWN or not pool:
         return firm, []
-    tied = [r for r in pool if not _apart(pool[0], r, Z_SETTLED)][:TIED]
+    # the others of a tie are named only when each is a cost at all by Z_SETTLED (at Z, 2 of
+    # 250 decisions named were no better than the play on 512 fresh rollouts; docs/review.md)
+    others = [r for r in pool[1:] if not _apart(pool[0], r, Z_SETTLED) and _costly(r, Z_SETTLED)]
+    tied = [pool[0], *others][:TIED]
     if not _a_point_among(tied):
         return firm, []  # other rollouts would name them only now and then (docs/review.md)
     return firm, tied
