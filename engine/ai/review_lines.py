@@ -113,8 +113,8 @@ def _lines(points: Iterable[_P], side: int) -> tuple[list[_Row[_P]], list[_Row[_
     :data:`SHOWN` costliest clearly costly decisions (:func:`_settled` against every decision
     outside them), and for the places left a near tie: the costliest clearly costly decision
     not settled and those not clearly cheaper than it by the same test (:data:`TIED` at
-    most), only when one of it is a point (:func:`_a_point_among`; a tie of one, "not sure",
-    as any other)."""
+    most), only when one of them is a point (:func:`_a_point_among`; a tie of one, "not
+    sure", as any other); of the others, only those a cost at all by :data:`Z_SETTLED`."""
     rows = _ranked(points, side)
     costly = [r for r in rows if _costly(r)]
     top = costly[:SHOWN]
@@ -123,12 +123,12 @@ def _lines(points: Iterable[_P], side: int) -> tuple[list[_Row[_P]], list[_Row[_
     pool = [r for r in costly if all(r[2] is not f[2] for f in firm)]
     if len(firm) == SHOWN or not pool:
         return firm, []
-    # the others of a tie are named only when each is a cost at all by Z_SETTLED (at Z, 2 of
-    # 250 decisions named were no better than the play on 512 fresh rollouts; docs/review.md)
-    others = [r for r in pool[1:] if not _apart(pool[0], r, Z_SETTLED) and _costly(r, Z_SETTLED)]
-    tied = [pool[0], *others][:TIED]
-    if not _a_point_among(tied):
+    near = [r for r in pool if not _apart(pool[0], r, Z_SETTLED)]
+    if not _a_point_among(near[:TIED]):
         return firm, []  # other rollouts would name them only now and then (docs/review.md)
+    # the others of the tie are named only when each is a cost at all by Z_SETTLED (at Z, 2
+    # of 250 decisions named were no better than the play on 512 fresh rollouts)
+    tied = [near[0], *(r for r in near[1:] if _costly(r, Z_SETTLED))][:TIED]
     return firm, tied
 
 
