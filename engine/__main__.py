@@ -56,6 +56,15 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="each game with two fresh sets of rollouts (- the bench's own): lines that reappear",
     )
+    rb.add_argument(
+        "--check-figures",
+        metavar="SALT",
+        default=None,
+        help="each line's figures against fresh rollouts of its two actions (salt SALT)",
+    )
+    rb.add_argument(
+        "--check-rollouts", type=int, default=512, help="fresh rollouts an action (--check-figures)"
+    )
     args = parser.parse_args(argv)
     if args.command == "replay":
         from .record import replay_text
@@ -92,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
             args.samples,
             args.progress or None,
         )
+    if args.command == "review-bench" and args.check_figures is not None:
+        from .ai.review_check import main as review_check
+
+        return review_check(args)
     if args.command == "review-bench" and args.resample_pair is not None:
         from .ai.review_pair import main as review_pair
 

@@ -1,7 +1,8 @@
 """The post-game review (复盘) as the message players see: per 联邦 its costliest decisions,
 each quoting the trick as the group's log wrote it (so it can be found there), what the
 computer would have done, a short reason, what became of the player, and the cost in whole
-points (Telegram HTML)::
+points — a range (``−3～−6 分``) when the rollouts know it less closely than a point
+(:func:`engine.ai.review_lines.points_range`) (Telegram HTML)::
 
     「老王 3个K」喆喆 没管：电脑会出 3个A，管上就能把牌权拿回来。
     后来 喆喆 被闷。（−4 分，胜率 −30%）
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 
 from engine.actions import Action
 from engine.ai.review import Review, TurningPoint
+from engine.ai.review_lines import points_range
 from engine.cards import BIG, SMALL, TWO, parse
 from engine.vocab import Ask, Do
 
@@ -84,7 +86,7 @@ def turning_point_text(
         suggest=suggest,
         reason=cat.text(f"review.why.{reason_key(tp)}", seen),
         fate=_fate(tp, name, lang, cat, seen),
-        cost=cost_text(tp.points, tp.win if tp.win_sure else 0.0, lang),
+        cost=cost_text(tp.points, tp.win if tp.win_sure else 0.0, lang, tp.points_se),
     )
 
 
@@ -143,12 +145,17 @@ def _fate(tp: TurningPoint, name: str, lang: str, cat: Catalog, seen: set[str]) 
     return ""
 
 
-def cost_text(points: float, win: float, lang: str = "zh") -> str:
-    """What a decision cost, in whole points: ``−4 分``, and ``−4 分，胜率 −30%`` when the win
-    chance lost is given (in steps of :data:`WIN_STEP` percent; left out below one step)."""
+def cost_text(points: float, win: float, lang: str = "zh", se: float = 0.0) -> str:
+    """What a decision cost, in whole points: ``−4 分``, or ``−3～−5 分`` when its rollouts
+    put it only that closely (``se``: the cost's standard error,
+    :func:`engine.ai.review_lines.points_range`); and
+    ``，胜率 −30%`` when the win chance lost is given (in steps of :data:`WIN_STEP` percent;
+    left out below one step)."""
     cat = Catalog.load(lang)
-    whole = max(1, round(points))
-    shown = f"{MINUS}{whole}"
+    low, high = points_range(points, se)
+    shown = f"{MINUS}{low}"
+    if high > low:
+        shown = cat.text("review.range", low=shown, high=f"{MINUS}{high}")
     pct = WIN_STEP * round(100 * win / WIN_STEP)
     if pct <= 0:
         return cat.text("review.cost.points", points=shown)

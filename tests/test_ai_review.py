@@ -17,7 +17,7 @@ from engine.actions import Action
 from engine.ai import decide
 from engine.ai.review import Review, TurningPoint, review_game
 from engine.ai.review_bench import agreeing, ai_game_record
-from engine.ai.review_lines import SHOWN
+from engine.ai.review_lines import SHOWN, points_range
 from engine.cards import fmt, parse
 from engine.game import Game
 from engine.gamerecord import BadRecord, parse_record
@@ -150,7 +150,10 @@ def test_the_message_quotes_the_trick_as_the_log_wrote_it_in_whole_points() -> N
     assert zh.startswith("「老王 2个Q」张姐 没管：电脑会出 <b>2个A</b>，管上就能把牌权拿回来。")
     assert any(line.startswith("老王 2个Q") for line in log), "the quote is found in the log"
     assert "张姐 最后走了" in zh  # what became of her in the game
-    assert f"（−{round(worst.points)} 分，胜率 −" in zh and "." not in zh.split("（")[-1]
+    low, high = points_range(worst.points, worst.points_se)  # one figure or a range
+    figure = f"−{low}" if low == high else f"−{low}～−{high}"
+    assert f"（{figure} 分" in zh and "." not in zh.split("（")[-1]
+    assert ("，胜率 −" in zh) == worst.win_sure
     assert "AI" not in zh
     en = turning_point_text(worst, NAMES, "en")
     assert en.startswith("“老王 two queens” 张姐 passed; the computer would play <b>two aces</b>")

@@ -8,7 +8,10 @@ import json
 
 import pytest
 
-from engine.ai.review_pair import compare, run_pair, salt_of, shown_lines, tally
+from engine.actions import Action
+from engine.ai.review import TurningPoint
+from engine.ai.review_pair import compare, figures_meet, run_pair, salt_of, shown_lines, tally
+from engine.vocab import Ask, Do
 
 
 def test_lines_are_looked_for_in_the_other_review_by_kind() -> None:
@@ -37,3 +40,14 @@ def test_the_pair_bench_prints_json_last(capsys: pytest.CaptureFixture[str]) -> 
     figures = json.loads(out[-1])
     assert figures["salts"] == ["fa", "fb"] and figures["games"] == 1
     assert {"lines_shown", "lines_reappear", "share", "same_kind_share"} <= set(figures)
+
+
+def test_two_reviews_figures_meet_when_they_overlap_as_the_message_means_them() -> None:
+    def tp(points: float, se: float) -> TurningPoint:
+        act = Action(1, Do.PASS)
+        return TurningPoint(3, 1, 2, Ask.ANSWER, act, act, points, 0.0, 64, points_se=se)
+
+    assert figures_meet(tp(4.0, 0.2), tp(5.1, 0.2))  # −4 and −5: a point either way
+    assert not figures_meet(tp(3.0, 0.2), tp(6.0, 0.2))
+    assert figures_meet(tp(4.6, 0.7), tp(2.9, 0.2))  # −3～−6 and −3
+    assert not figures_meet(tp(8.0, 0.7), tp(3.0, 0.2))  # −6～−10 and −3

@@ -25,8 +25,11 @@ def test_a_line_a_point_by_z_but_not_by_z_settled_is_not_shown() -> None:
     assert cost - Z * se >= 1.0 > cost - Z_SETTLED * se
     assert _shown([high]) == ([], [])
     assert _shown([high, _point(20, 2, 3.2, 8.6)]) == ([], [10, 20])
-    tie = [high, _point(20, 2, 3.2, 4.0), _point(30, 4, 2.6, 8.6)]
+    tie = [high, _point(20, 2, 3.2, 4.0), _point(30, 4, 2.8, 8.6)]
     assert _shown(tie) == ([], [10, 20, 30])
+    # another of a tie not a cost at all by Z_SETTLED standard errors (2.6 ± 1.08): not named
+    tie[2] = _point(30, 4, 2.6, 8.6)
+    assert _shown(tie) == ([], [10, 20])
     assert _shown([_point(10, 0, 3.3, 4.0)]) == ([10], [])  # half the spread: settled
 
 

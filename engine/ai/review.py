@@ -52,9 +52,12 @@ from .knowledge import from_view
 from .play_policy import decide_play
 from .review_eval import Exact, explore_rollout, for_team, win_of
 from .review_lines import (
+    SPREAD,
+    WIN_DOUBT,
     Z,
     _doubtful,
     _lines,
+    points_range,
 )
 from .search import candidates
 
@@ -123,6 +126,8 @@ class TurningPoint:
     outcome: str = "out"
     rank: int = 0
     tied: bool = False
+    points_se: float = 0.0
+    win_se: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -141,6 +146,8 @@ class TurningPoint:
             "outcome": self.outcome,
             "rank": self.rank,
             "tied": self.tied,
+            "points_se": round(self.points_se, 3),
+            "win_se": round(self.win_se, 4),
         }
 
     @staticmethod
@@ -167,6 +174,8 @@ class TurningPoint:
             outcome=str(obj.get("outcome", "out")),
             rank=int(obj.get("rank", 0)),
             tied=bool(obj.get("tied", False)),
+            points_se=float(obj.get("points_se", 0.0)),
+            win_se=float(obj.get("win_se", 0.0)),
         )
 
 
@@ -508,7 +517,12 @@ def _turning_points(points: Iterable[_Point], side: int, fates: _Fates) -> tuple
 def _turning_point(p: _Point, fates: _Fates, tied: bool) -> TurningPoint:
     b, lost, win, _, win_se = p.cost()
     n = 0 if p.exact else p.n
-    sure = p.exact or (n >= WIN_SAMPLES and win - Z * win_se >= WIN_SHOWN)
+    se = 0.0 if p.exact else p._paired(b)[1]  # the figure's: the suggestion's own rollouts
+    # the win chance is shown when large, known within WIN_DOUBT, and on a line whose cost
+    # is one figure (not a range: its rollouts are too few to quote a chance; docs/review.md)
+    low, high = points_range(lost, se)
+    precise = n >= WIN_SAMPLES and SPREAD * win_se <= WIN_DOUBT and low == high
+    sure = p.exact or (precise and win - Z * win_se >= WIN_SHOWN)
     outcome, rank = _fate(fates, p)
     return TurningPoint(
         p.index,
@@ -526,4 +540,6 @@ def _turning_point(p: _Point, fates: _Fates, tied: bool) -> TurningPoint:
         outcome,
         rank,
         tied,
+        se,
+        0.0 if p.exact else win_se,
     )

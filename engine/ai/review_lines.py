@@ -43,8 +43,23 @@ MIN_POINTS = 1.0  # a decision that costs less (§10 points) is no turning point
 SHOWN = 2  # turning points per team (places: a near tie for them is shown as a tie)
 TIED = 3  # a near tie names this many decisions at most
 SETTLED_SAMPLES = 32  # a settled line stands on this many rollouts at least (or is solved)
+SPREAD = Z_SETTLED  # a figure shown stands for its estimate give or take this many standard errors
+POINT_DOUBT = 1.0  # a cost is one whole figure when known within a point (else a range)
+WIN_DOUBT = 0.10  # a win chance lost is shown only when known within this much
 
 _Row = tuple[float, float, _P]  # a decision's cost, its standard error, the decision
+
+
+def points_range(points: float, se: float = 0.0) -> tuple[int, int]:
+    """The whole points a cost of ``points`` ± ``se`` (a standard error) is shown as (the
+    message's figure, docs/review.md): one figure, the estimate rounded (at least 1), when
+    :data:`SPREAD` standard errors are within :data:`POINT_DOUBT` (the figure is right give
+    or take a point), else the range those standard errors span, rounded (at least 1)."""
+    whole = max(1, round(points))
+    if SPREAD * se <= POINT_DOUBT:
+        return whole, whole
+    low, high = max(1, round(points - SPREAD * se)), max(1, round(points + SPREAD * se))
+    return (low, high) if low < high else (whole, whole)
 
 
 def _ranked(points: Iterable[_P], side: int) -> list[_Row[_P]]:
@@ -54,9 +69,9 @@ def _ranked(points: Iterable[_P], side: int) -> list[_Row[_P]]:
     return rows
 
 
-def _costly(row: _Row[_Decision]) -> bool:
-    """Clearly a cost: :data:`MIN_POINTS` at least, and :data:`Z` standard errors above 0."""
-    return row[0] >= MIN_POINTS and row[0] > Z * row[1]
+def _costly(row: _Row[_Decision], z: float = Z) -> bool:
+    """Clearly a cost: :data:`MIN_POINTS` at least, and ``z`` standard errors above 0."""
+    return row[0] >= MIN_POINTS and row[0] > z * row[1]
 
 
 def _apart(a: _Row[_Decision], b: _Row[_Decision], z: float = Z) -> bool:
@@ -98,8 +113,8 @@ def _lines(points: Iterable[_P], side: int) -> tuple[list[_Row[_P]], list[_Row[_
     :data:`SHOWN` costliest clearly costly decisions (:func:`_settled` against every decision
     outside them), and for the places left a near tie: the costliest clearly costly decision
     not settled and those not clearly cheaper than it by the same test (:data:`TIED` at
-    most), only when one of it is a point (:func:`_a_point_among`; a tie of one, "not sure",
-    as any other)."""
+    most), only when one of them is a point (:func:`_a_point_among`; a tie of one, "not
+    sure", as any other); of the others, only those a cost at all by :data:`Z_SETTLED`."""
     rows = _ranked(points, side)
     costly = [r for r in rows if _costly(r)]
     top = costly[:SHOWN]
@@ -108,9 +123,12 @@ def _lines(points: Iterable[_P], side: int) -> tuple[list[_Row[_P]], list[_Row[_
     pool = [r for r in costly if all(r[2] is not f[2] for f in firm)]
     if len(firm) == SHOWN or not pool:
         return firm, []
-    tied = [r for r in pool if not _apart(pool[0], r, Z_SETTLED)][:TIED]
-    if not _a_point_among(tied):
+    near = [r for r in pool if not _apart(pool[0], r, Z_SETTLED)]
+    if not _a_point_among(near[:TIED]):
         return firm, []  # other rollouts would name them only now and then (docs/review.md)
+    # the others of the tie are named only when each is a cost at all by Z_SETTLED (at Z, 2
+    # of 250 decisions named were no better than the play on 512 fresh rollouts)
+    tied = [near[0], *(r for r in near[1:] if _costly(r, Z_SETTLED))][:TIED]
     return firm, tied
 
 

@@ -8,8 +8,9 @@ one), or one of its decisions (a near tie), settled or tied: the bench's ``resam
 It reappears *as the same kind* when the other review shows it so: a settled line settled
 again; a "not sure" line (a tie of one) named again, as not sure or in a tie; a near tie as a
 near tie sharing a decision. The last line printed is JSON: ``lines_shown``,
-``lines_reappear``, ``share``, ``same_kind`` and ``same_kind_share``, by kind, and the CPU
-seconds of the reviews.
+``lines_reappear``, ``share``, ``same_kind`` and ``same_kind_share``, by kind; ``both_named``
+(the decisions both reviews show) and ``figures_meet`` (of them, those whose figures say the
+same: :func:`figures_meet`); and the CPU seconds of the reviews.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from dataclasses import replace
 from typing import Any
 
 from ..rules import Rules
-from .review import PRODUCTION, Effort, Review, review_game
+from .review import PRODUCTION, Effort, Review, TurningPoint, review_game
 from .review_bench import DEAL_STRIDE, ai_game_record, lines
+from .review_lines import POINT_DOUBT, points_range
 
 KINDS = ("settled", "not_sure", "tie")
 _Lines = Sequence[tuple[list[int], list[int]]]
@@ -71,6 +73,26 @@ def tally(results: Sequence[tuple[str, list[int], bool, bool]], into: dict[str, 
             into[f"{key}same_kind"] = into.get(f"{key}same_kind", 0) + same
 
 
+def figures_meet(a: TurningPoint, b: TurningPoint) -> bool:
+    """Two reviews' figures of one decision say the same: their whole points overlap, one
+    figure read as give or take a point, a range as its ends give or take half a point
+    (docs/review.md, ``--check-figures``)."""
+
+    def span(tp: TurningPoint) -> tuple[float, float]:
+        low, high = points_range(tp.points, tp.points_se)
+        slack = 0.5 if high > low else POINT_DOUBT
+        return low - slack, high + slack
+
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return a0 <= b1 and b0 <= a1
+
+
+def both_named(ra: Review, rb: Review) -> list[tuple[TurningPoint, TurningPoint]]:
+    """The decisions both reviews show, each with its line in both."""
+    named = {tp.index: tp for side in rb.teams for tp in side}
+    return [(tp, named[tp.index]) for side in ra.teams for tp in side if tp.index in named]
+
+
 def _moved(results: Sequence[tuple[str, list[int], bool, bool]]) -> str:
     bad = [
         f"{kind} {ids}{'' if again else ' gone'}" for kind, ids, again, same in results if not same
@@ -108,6 +130,11 @@ def run_pair(
         ab, ba = compare(la, lb), compare(lb, la)
         tally(ab, counts)
         tally(ba, counts)
+        pairs = both_named(ra, rb)
+        counts["both_named"] = counts.get("both_named", 0) + len(pairs)
+        counts["figures_meet"] = counts.get("figures_meet", 0) + sum(
+            figures_meet(a, b) for a, b in pairs
+        )
         print(
             f"game {i + 1}: {ta:5.2f} s, {tb:5.2f} s, {ra.rollouts} and {rb.rollouts} rollouts, "
             f"{salts[0]} {la}, {salts[1]} {lb}; "
@@ -120,6 +147,8 @@ def run_pair(
     figures.update({k: counts.get(k, 0) for k in sorted(keys)})
     figures["share"] = round(counts.get("lines_reappear", 0) / shown, 3) if shown else None
     figures["same_kind_share"] = round(counts.get("same_kind", 0) / shown, 3) if shown else None
+    both = counts.get("both_named", 0)
+    figures["figures_meet_share"] = round(counts.get("figures_meet", 0) / both, 3) if both else None
     figures["rollouts"] = rollouts
     figures["cpu_s_median"] = round(statistics.median(times), 2) if times else None
     print(json.dumps(figures))
