@@ -137,8 +137,10 @@ def connections(parts: Parts) -> int:
 def process() -> dict[str, int]:
     """The process's memory beyond the objects by owner: Python's objects in all
     (``objects``: gc-tracked ones; ``blocks``: the allocator's blocks in use), and glibc's
-    malloc (``malloc_kb``: in use, ``malloc_free_kb``: held free in its heap, ``mmap_kb``:
-    big blocks mapped on their own) — where the resident figure's growth sits."""
+    malloc (``malloc_kb``: in use, ``malloc_free_kb``: held free in its heaps, resident or
+    not, ``mmap_kb``: big blocks mapped on their own, ``malloc_heap_rss_kb``: the main heap's
+    resident part, :func:`heap_rss_kb`) — where the resident figure's growth sits. What is
+    resident beyond these is Python's own small-object arenas (1 MiB mappings)."""
     out = {"objects": len(gc.get_objects()), "blocks": sys.getallocatedblocks()}
     libc = libc_or_none()
     fn = getattr(libc, "mallinfo2", None) if libc is not None else None
@@ -148,7 +150,25 @@ def process() -> dict[str, int]:
         out["malloc_kb"] = (info.uordblks + info.hblkhd) // 1024
         out["malloc_free_kb"] = info.fordblks // 1024
         out["mmap_kb"] = info.hblkhd // 1024
+        out["malloc_heap_rss_kb"] = heap_rss_kb()
     return out
+
+
+def heap_rss_kb(smaps: str = "/proc/self/smaps") -> int:
+    """Resident KB of the main heap (the event loop's malloc arena; Linux): of what malloc holds
+    free, only this part costs memory — the rest was handed back (bot.trim) and is address
+    space only."""
+    try:
+        with open(smaps, encoding="ascii", errors="replace") as lines:
+            in_heap = False
+            for line in lines:
+                if not line[0].isupper():  # a mapping's first line: address range, …, name
+                    in_heap = line.rstrip().endswith("[heap]")
+                elif in_heap and line.startswith("Rss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 _TRACE = os.environ.get("GOUJI_TRACEMALLOC", "")
