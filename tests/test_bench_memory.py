@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections import Counter
@@ -73,3 +74,18 @@ def test_the_main_heaps_resident_part_is_read_from_smaps(tmp_path: Path) -> None
     assert memreport.heap_rss_kb(str(tmp_path / "none")) == 0  # not Linux
     if "malloc_kb" in memreport.process():  # glibc, Linux
         assert memreport.process()["malloc_heap_rss_kb"] > 0
+
+
+@pytest.mark.e2e  # a bot's parts over the local server
+async def test_a_report_is_written_whole_by_a_child_process(tmp_path: Path) -> None:
+    async with world(tmp_path) as w:
+        path = tmp_path / "mem.json"
+        memreport.write(w.parts, path)  # the walk in a child: the loop goes on meanwhile
+        for _ in range(3000):
+            if path.exists():
+                break
+            await asyncio.sleep(0.01)
+        data = json.loads(path.read_text(encoding="utf-8"))  # renamed into place: whole
+        assert data["tables"] == 0 and data["process"]["objects"] > 0
+        assert set(data["bytes"]) >= {"match", "outbox", "sender"}
+        assert not list(tmp_path.glob("*.part"))
