@@ -197,17 +197,22 @@ def write(parts: Parts, path: Path) -> None:
         gc.collect()
         trim()  # the walk's memory given back at once, not at the next trim
         return
-    pid = fork()
-    if pid == 0:  # the child: the parent's objects only read (no collection, no finalizer)
-        code = 1
-        try:
-            gc.disable()
-            _dump(parts, path)
-            code = 0
-        except BaseException:
-            log.exception("the memory report was not written")
-        finally:
-            os._exit(code)
+    collecting = gc.isenabled()
+    gc.disable()  # from the fork on: the child only reads the parent's objects (no finalizer)
+    try:
+        pid = fork()
+        if pid == 0:  # the child
+            code = 1
+            try:
+                _dump(parts, path)
+                code = 0
+            except BaseException:
+                log.exception("the memory report was not written")
+            finally:
+                os._exit(code)
+    finally:
+        if collecting:
+            gc.enable()
     threading.Thread(target=os.waitpid, args=(pid, 0), name="memreport", daemon=True).start()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 from collections import Counter
@@ -89,3 +90,12 @@ async def test_a_report_is_written_whole_by_a_child_process(tmp_path: Path) -> N
         assert data["tables"] == 0 and data["process"]["objects"] > 0
         assert set(data["bytes"]) >= {"match", "outbox", "sender"}
         assert not list(tmp_path.glob("*.part"))
+
+
+def test_a_report_leaves_the_collector_as_it_was(tmp_path: Path) -> None:
+    class Parts:  # nothing to walk: the child fails, the parent goes on
+        pass
+
+    assert gc.isenabled()
+    memreport.write(Parts(), tmp_path / "mem.json")  # type: ignore[arg-type]
+    assert gc.isenabled()
