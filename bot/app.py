@@ -403,7 +403,8 @@ async def post_init(app: GoujiApp) -> None:
     if app.bot_data.heartbeat is not None:
         app.bot_data.tasks.append(asyncio.create_task(_beat(app.bot_data.heartbeat)))
     n = await start(rt.parts)
-    app.bot_data.tasks.append(asyncio.create_task(trimming()))  # freed memory given back
+    # freed memory given back, at once when every message is out
+    app.bot_data.tasks.append(asyncio.create_task(trimming(rt.parts.sender.idle)))
     app.bot_data.tasks.append(asyncio.create_task(rt.parts.tables.sweeping()))  # idle tables
     if app.bot_data.memreport is not None:
         where, parts = app.bot_data.memreport, rt.parts

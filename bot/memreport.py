@@ -14,8 +14,10 @@ from __future__ import annotations
 import ctypes
 import gc
 import json
+import logging
 import os
 import sys
+import threading
 import tracemalloc
 import types
 from collections.abc import Callable, Iterable, Sequence
@@ -29,6 +31,8 @@ from .trim import libc_or_none, trim
 
 if TYPE_CHECKING:
     from .compose import Parts
+
+log = logging.getLogger("gouji.memreport")
 
 _SHARED = (
     type,
@@ -137,8 +141,10 @@ def connections(parts: Parts) -> int:
 def process() -> dict[str, int]:
     """The process's memory beyond the objects by owner: Python's objects in all
     (``objects``: gc-tracked ones; ``blocks``: the allocator's blocks in use), and glibc's
-    malloc (``malloc_kb``: in use, ``malloc_free_kb``: held free in its heap, ``mmap_kb``:
-    big blocks mapped on their own) — where the resident figure's growth sits."""
+    malloc (``malloc_kb``: in use, ``malloc_free_kb``: held free in its heaps, resident or
+    not, ``mmap_kb``: big blocks mapped on their own, ``malloc_heap_rss_kb``: the main heap's
+    resident part, :func:`heap_rss_kb`) — where the resident figure's growth sits. What is
+    resident beyond these is Python's own small-object arenas (1 MiB mappings)."""
     out = {"objects": len(gc.get_objects()), "blocks": sys.getallocatedblocks()}
     libc = libc_or_none()
     fn = getattr(libc, "mallinfo2", None) if libc is not None else None
@@ -148,7 +154,25 @@ def process() -> dict[str, int]:
         out["malloc_kb"] = (info.uordblks + info.hblkhd) // 1024
         out["malloc_free_kb"] = info.fordblks // 1024
         out["mmap_kb"] = info.hblkhd // 1024
+        out["malloc_heap_rss_kb"] = heap_rss_kb()
     return out
+
+
+def heap_rss_kb(smaps: str = "/proc/self/smaps") -> int:
+    """Resident KB of the main heap (the event loop's malloc arena; Linux): of what malloc holds
+    free, only this part costs memory — the rest was handed back (bot.trim) and is address
+    space only."""
+    try:
+        with open(smaps, encoding="ascii", errors="replace") as lines:
+            in_heap = False
+            for line in lines:
+                if not line[0].isupper():  # a mapping's first line: address range, …, name
+                    in_heap = line.rstrip().endswith("[heap]")
+                elif in_heap and line.startswith("Rss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 _TRACE = os.environ.get("GOUJI_TRACEMALLOC", "")
@@ -157,15 +181,45 @@ if _TRACE and not tracemalloc.is_tracing():
 
 
 def write(parts: Parts, path: Path) -> None:
+    """The report (:func:`report`) written to ``path`` as JSON, whole (renamed into place).
+    Where the system can fork, the heap is walked in a child process: the bot's loop goes on
+    meanwhile, and the walk's memory — tens of MB for a moment, and Python's arenas it would
+    leave held (some 2 MB at a hundred tables, for good) — is never the bot's."""
     if _TRACE:
         folder = Path(_TRACE) / os.environ.get("GOUJI_PROCESS", "")  # several: one each
         folder.mkdir(parents=True, exist_ok=True)
         n = len(list(folder.glob("*.snap"))) + 1
         gc.collect()
         tracemalloc.take_snapshot().dump(str(folder / f"{n}.snap"))
-    path.write_text(json.dumps(report(parts)), encoding="utf-8")
-    gc.collect()
-    trim()  # the walk's memory given back at once, not at the next trim
+    fork = getattr(os, "fork", None)
+    if fork is None:  # pragma: no cover - not POSIX
+        _dump(parts, path)
+        gc.collect()
+        trim()  # the walk's memory given back at once, not at the next trim
+        return
+    collecting = gc.isenabled()
+    gc.disable()  # from the fork on: the child only reads the parent's objects (no finalizer)
+    try:
+        pid = fork()
+        if pid == 0:  # the child
+            code = 1
+            try:
+                _dump(parts, path)
+                code = 0
+            except BaseException:
+                log.exception("the memory report was not written")
+            finally:
+                os._exit(code)
+    finally:
+        if collecting:
+            gc.enable()
+    threading.Thread(target=os.waitpid, args=(pid, 0), name="memreport", daemon=True).start()
+
+
+def _dump(parts: Parts, path: Path) -> None:
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps(report(parts)), encoding="utf-8")
+    part.replace(path)
 
 
 def growth(before: Path, after: Path, top: int = 40, key: str = "lineno") -> list[str]:

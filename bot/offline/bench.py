@@ -291,8 +291,8 @@ async def _run(
                 await asyncio.gather(*(_seat(api, g, us) for g, us in warm))
                 await _play(api, db, warm, actions)
                 await api.idle(quiet=3.5, timeout=120.0)  # paced edits sent
-                # a first report before memory is read: its walk over the heap leaves some
-                # 1 MB in each process the first time (then none), no table's
+                # a first report before memory is read (where a report cannot walk the heap
+                # in a child process, its walk leaves some 1 MB in each process the first time)
                 await bot.heap()
                 rss0, main0 = bot.rss_kb(), bot.rss_main_kb()
                 mem0 = _memory(bot)  # (read before the report's walk, as rss0)
