@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from engine.actions import Action
 from engine.ai.review import Review, TurningPoint
-from engine.ai.review_lines import points_range
+from engine.ai.review_lines import points_range, win_percent
 from engine.cards import BIG, SMALL, TWO, parse
 from engine.vocab import Ask, Do
 
@@ -26,7 +26,6 @@ from .i18n import Catalog, fit_message
 from .terms import card_text, rank_name, seat_name, team_names
 
 MINUS = "\u2212"  # a typographic minus: −4 分
-WIN_STEP = 5  # the win chance is shown in steps of 5%: its figure is an estimate
 
 
 def review_text(review: Review, names: Sequence[str], lang: str = "zh") -> str:
@@ -149,14 +148,14 @@ def cost_text(points: float, win: float, lang: str = "zh", se: float = 0.0) -> s
     """What a decision cost, in whole points: ``−4 分``, or ``−3～−5 分`` when its rollouts
     put it only that closely (``se``: the cost's standard error,
     :func:`engine.ai.review_lines.points_range`); and
-    ``，胜率 −30%`` when the win chance lost is given (in steps of :data:`WIN_STEP` percent;
+    ``，胜率 −30%`` when the win chance lost is given (:func:`~engine.ai.review_lines.win_percent`;
     left out below one step)."""
     cat = Catalog.load(lang)
     low, high = points_range(points, se)
     shown = f"{MINUS}{low}"
     if high > low:
         shown = cat.text("review.range", low=shown, high=f"{MINUS}{high}")
-    pct = WIN_STEP * round(100 * win / WIN_STEP)
+    pct = win_percent(win)
     if pct <= 0:
         return cat.text("review.cost.points", points=shown)
     return cat.text("review.cost", points=shown, win=f"{MINUS}{pct}%")

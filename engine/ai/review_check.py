@@ -40,10 +40,17 @@ from ..rules import Rules
 from .review import PRODUCTION, Effort, TurningPoint, _extend, _Point, _points, _Work, review_game
 from .review_bench import DEAL_STRIDE, ai_game_record
 from .review_eval import win_of
-from .review_lines import MIN_POINTS, POINT_DOUBT, WIN_DOUBT, Z_SETTLED, Z, points_range
+from .review_lines import (
+    MIN_POINTS,
+    WIN_DOUBT,
+    Z_SETTLED,
+    Z,
+    points_meant,
+    points_range,
+    win_percent,
+)
 
 CHECK_ROLLOUTS = 512  # fresh rollouts of each of a line's two actions
-WIN_STEP = 0.05  # the message's steps of the win chance (renderers/review_text.py)
 
 
 @dataclass(frozen=True)
@@ -61,12 +68,9 @@ class Check:
 
     @property
     def agrees(self) -> bool:
-        # a range: its whole points, each give or take half a point; one figure: give or
-        # take a point (points_range)
-        low, high = self.shown
-        slack = 0.5 if high > low else POINT_DOUBT
+        low, high = points_meant(*self.shown)
         doubt = Z_SETTLED * self.cost_se
-        return low - slack - doubt <= self.cost <= high + slack + doubt
+        return low - doubt <= self.cost <= high + doubt
 
     @property
     def better(self) -> bool:
@@ -86,7 +90,7 @@ class Check:
 def shown_figures(tp: TurningPoint) -> tuple[tuple[int, int], float | None]:
     """The whole points (lowest and highest: :func:`points_range`) and the win chance (or
     None) the message shows for ``tp`` (as :func:`renderers.review_text.cost_text`)."""
-    win = WIN_STEP * round(tp.win / WIN_STEP) if tp.win_sure else None
+    win = win_percent(tp.win) / 100 if tp.win_sure else None
     return points_range(tp.points, tp.points_se), win
 
 

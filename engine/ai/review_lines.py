@@ -46,6 +46,7 @@ SETTLED_SAMPLES = 32  # a settled line stands on this many rollouts at least (or
 SPREAD = Z_SETTLED  # a figure shown stands for its estimate give or take this many standard errors
 POINT_DOUBT = 1.0  # a cost is one whole figure when known within a point (else a range)
 WIN_DOUBT = 0.10  # a win chance lost is shown only when known within this much
+WIN_STEP = 5  # the win chance is shown in steps of 5%: its figure is an estimate
 
 _Row = tuple[float, float, _P]  # a decision's cost, its standard error, the decision
 
@@ -60,6 +61,19 @@ def points_range(points: float, se: float = 0.0) -> tuple[int, int]:
         return whole, whole
     low, high = max(1, round(points - SPREAD * se)), max(1, round(points + SPREAD * se))
     return (low, high) if low < high else (whole, whole)
+
+
+def points_meant(low: int, high: int) -> tuple[float, float]:
+    """The costs a figure shown (:func:`points_range`) stands for: a range, from its lowest
+    whole point to its highest, each give or take half a point; one figure, give or take a
+    point (:data:`POINT_DOUBT`)."""
+    slack = 0.5 if high > low else POINT_DOUBT
+    return low - slack, high + slack
+
+
+def win_percent(win: float) -> int:
+    """The win chance lost as the message shows it: whole percent in steps of :data:`WIN_STEP`."""
+    return WIN_STEP * round(100 * win / WIN_STEP)
 
 
 def _ranked(points: Iterable[_P], side: int) -> list[_Row[_P]]:

@@ -25,7 +25,7 @@ from typing import Any
 from ..rules import Rules
 from .review import PRODUCTION, Effort, Review, TurningPoint, review_game
 from .review_bench import DEAL_STRIDE, ai_game_record, lines
-from .review_lines import POINT_DOUBT, points_range
+from .review_lines import points_meant, points_range
 
 KINDS = ("settled", "not_sure", "tie")
 _Lines = Sequence[tuple[list[int], list[int]]]
@@ -79,9 +79,7 @@ def figures_meet(a: TurningPoint, b: TurningPoint) -> bool:
     (docs/review.md, ``--check-figures``)."""
 
     def span(tp: TurningPoint) -> tuple[float, float]:
-        low, high = points_range(tp.points, tp.points_se)
-        slack = 0.5 if high > low else POINT_DOUBT
-        return low - slack, high + slack
+        return points_meant(*points_range(tp.points, tp.points_se))
 
     (a0, a1), (b0, b1) = span(a), span(b)
     return a0 <= b1 and b0 <= a1
