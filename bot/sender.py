@@ -253,20 +253,16 @@ class Sender:
         question's level; anything else waits for its turn without a task (:meth:`_next`)."""
         if self._closed or not chat.queue or self._level(chat_id) != QUESTION:
             return False
-        wait = chat.last + self.pacing.interval(chat_id) - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)  # newer updates coalesce meanwhile
-            if self._closed or not chat.queue or self._level(chat_id) != QUESTION:
-                return False
+        await self._chat_paced(chat_id, chat)  # newer updates coalesce meanwhile
+        if self._closed or not chat.queue or self._level(chat_id) != QUESTION:
+            return False
         await self.pace.turn(QUESTION, chat_id)
         return True
 
     async def _send_one(self, chat_id: int, chat: ChatQueue, turn: Turn) -> bool:
         """The chat's next message, in the turn granted (a call of its own tried again takes
         another: bot.calls); False when this process no longer holds the chat's delivery."""
-        pace = self.pacing.interval(chat_id)
-        if pace > 0 and (wait := chat.last + pace - time.monotonic()) > 0:
-            await asyncio.sleep(wait)  # several processes: another one called the chat lately
+        await self._chat_paced(chat_id, chat)  # several processes: another one called lately
         if not chat.queue:
             return True
         out = chat.queue.pop(0)
@@ -304,6 +300,13 @@ class Sender:
             await self._forget(out.outbox_id)
         return True
 
+    async def _chat_paced(self, chat_id: int, chat: ChatQueue) -> None:
+        """Until the chat's pace has passed since its last call (Telegram: a message a second
+        in a private chat)."""
+        pace = self.pacing.interval(chat_id)
+        if pace > 0 and (wait := chat.last + pace - time.monotonic()) > 0:
+            await asyncio.sleep(wait)
+
     async def _paced(
         self, chat_id: int, make: Callable[[], Awaitable[object]], once: bool = False
     ) -> Message | bool:
@@ -313,9 +316,8 @@ class Sender:
         wait for it like the message's first call (Telegram: a message a second in a private
         chat, whatever the message)."""
         chat = self.queues.chats.get(chat_id)
-        pace = self.pacing.interval(chat_id)
-        if chat is not None and pace > 0 and (wait := chat.last + pace - time.monotonic()) > 0:
-            await asyncio.sleep(wait)
+        if chat is not None:
+            await self._chat_paced(chat_id, chat)
         try:
             return await self.api.call(chat_id, make, once)
         finally:
