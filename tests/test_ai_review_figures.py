@@ -8,34 +8,21 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_ai_review import _turning_point
 
-from engine.actions import Action
 from engine.ai.review import TurningPoint, review_game
 from engine.ai.review_bench import DEAL_STRIDE, ai_game_record
 from engine.ai.review_check import Check, run_check, shown_figures
 from engine.ai.review_lines import points_range
 from engine.rules import Rules
-from engine.vocab import Ask, Do
 from renderers.review_text import cost_text, turning_point_text
 
 NAMES = ["小美", "老王", "张姐", "阿强", "小李", "王叔"]
 
 
 def _tp(**changes: object) -> TurningPoint:
-    base: dict[str, object] = {
-        "index": 3,
-        "seat": 1,
-        "trick": 2,
-        "ask": Ask.ANSWER,
-        "played": Action(1, Do.PASS),
-        "suggested": Action(1, Do.PLAY, "AA"),
-        "points": 4.6,
-        "win": 0.38,
-        "rollouts": 64,
-        "top_seat": 0,
-        "top": "KK",
-    }
-    return TurningPoint(**(base | changes))  # type: ignore[arg-type]
+    """test_ai_review's 老王 passing on 2个K, a cost of 4.6 points on 64 rollouts."""
+    return _turning_point(**({"points": 4.6, "win": 0.38, "rollouts": 64} | changes))
 
 
 def test_a_cost_known_within_a_point_is_one_whole_figure() -> None:
