@@ -132,6 +132,15 @@ class Game(Flow):
         offered = answers(hand, self.top.play, self.rules.kill_big_joker)
         return Legal(seat, ask, offered, True, self._may_yield(seat, ask), False)
 
+    def answer_options(self, seat: int, ask: str) -> tuple[tuple[Play, ...], bool]:
+        """What :meth:`legal` offers ``seat``, asked ``ask`` about the top (an answer or a
+        burn claim, not a lead): the plays beating it and whether it may yield (§6.4), without
+        the checks and the :class:`Legal` (a speed path for rollouts, which ask only the
+        asked seat)."""
+        assert self.top is not None
+        offered = answers(self.hands[seat], self.top.play, self.rules.kill_big_joker)
+        return offered, self._may_yield(seat, ask)
+
     def burn_feasible(self, seat: int, cards: str) -> bool | None:
         """For the bot's warning before a burn (§7): can ``seat``, after burning with ``cards``,
         still meet the duty — enough jokers to lead every group but the last? A conservative

@@ -75,8 +75,15 @@ def explore_rollout(
             table.refresh(sim)
             read = now
         k = table.knowledge(sim, seat, left)
-        legal = None if kind == lead and sim.burning != seat else sim.legal(seat)
-        ch = decide_play(k, legal.plays if legal else (), legal.can_yield if legal else False, rng)
+        legal = None
+        if kind != lead:
+            offered, can_yield = sim.answer_options(seat, kind)
+            ch = decide_play(k, offered, can_yield, rng)
+        elif sim.burning == seat:
+            legal = sim.legal(seat)
+            ch = decide_play(k, legal.plays, legal.can_yield, rng)
+        else:
+            ch = decide_play(k, (), False, rng)  # an ordinary lead reads the hand only
         do, play = ch.do, ch.play
         u = draws[seat]()
         if u < explore:

@@ -65,11 +65,14 @@ def rollout(
             table.refresh(sim)
             read = now
         k = table.knowledge(sim, seat, left)
-        if kind == Ask.LEAD and sim.burning != seat:
-            ch = decide_play(k, (), False, rng)  # an ordinary lead reads the hand only
-        else:
+        if kind != Ask.LEAD:
+            offered, can_yield = sim.answer_options(seat, kind)
+            ch = decide_play(k, offered, can_yield, rng)
+        elif sim.burning == seat:
             legal = sim.legal(seat)
             ch = decide_play(k, legal.plays, legal.can_yield, rng)
+        else:
+            ch = decide_play(k, (), False, rng)  # an ordinary lead reads the hand only
         # the policy picks among legal moves, so the game's checks are skipped (a speed path)
         sim.carry_out(ch.do, ch.play)
         if ch.play is not None:
