@@ -1,7 +1,8 @@
 """The rollouts' speed paths make exactly what the plain code made: a rollout seat's knowledge
-(engine.ai.rollout._Table) equals the Knowledge built field by field, and an answer's cost
+(engine.ai.rollout._Table) equals the Knowledge built field by field, also when the table is
+kept up to date play by play rather than read afresh; an answer's cost
 (engine.ai.play_policy.answer_cost, its per-play parts remembered) equals the sums written
-out. (The AI's decisions are fingerprinted by tests/test_ai_fingerprint.py; the review's
+out; and the going-out plan after an answer (_runs_out_after) equals the plain one. (The AI's decisions are fingerprinted by tests/test_ai_fingerprint.py; the review's
 rollouts by these and that.)"""
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from engine.ai.play_policy import (
     RANK_VALUE,
     SHED_CREDIT,
     WHOLE_GROUP,
+    _runs_out,
+    _runs_out_after,
     answer_cost,
+    body_ranks,
 )
 from engine.ai.rollout import _Table
-from engine.cards import BIG, DECK_COUNTS, SMALL, TWO
+from engine.cards import BIG, DECK_COUNTS, SMALL, TWO, minus
 from engine.game import Game
 from engine.match import Match
 from engine.plays import Play
@@ -70,7 +74,7 @@ def _knowledge(sim: Game, seat: int, table: _Table, unseen: list[int]) -> Knowle
 
 
 def test_the_fast_paths_equal_the_plain_ones() -> None:
-    seen = 0
+    seen = plans = 0
     for preset, seed in (("standard", 3), ("qingdao", 5), ("casual", 7)):
         match = Match(Rules.preset_named(preset), seed=seed)
         match.new_game()
@@ -80,22 +84,31 @@ def test_the_fast_paths_equal_the_plain_ones() -> None:
         game = match.game
         assert game is not None
         unseen = list(DECK_COUNTS)
+        kept = _Table(game)  # one table for the whole game, as a rollout keeps it
         while (ask := game.asked()) is not None:
             seat = ask[0]
             table = _Table(game)
             k = table.knowledge(game, seat, unseen)
             want = _knowledge(game, seat, table, unseen)
             assert k == want
+            kept.refresh(game)
+            assert kept.knowledge(game, seat, unseen) == want  # kept up to date, not read again
             assert {f.name for f in fields(Knowledge)} == set(k.__dict__)
             legal = game.legal(seat)
             for p in legal.plays:
                 for bound in (False, True):
                     assert answer_cost(k.hand, p, bound) == _written_out(k.hand, p, bound)
                     seen += 1
+                    groups = len(body_ranks(k.hand, bound))
+                    plain = _runs_out(minus(k.hand, p.counts), bound)
+                    assert _runs_out_after(k.hand, p, bound, groups) == plain
+                    plans += plain
             act = decide(game, seat, "normal", rngs[seat]).action
             game.apply(act)
             if act.cards:
                 played = Play.parse(act.cards)
                 assert played is not None
                 unseen = [u - n for u, n in zip(unseen, played.counts, strict=True)]
+                kept.played(game, seat, played)
     assert seen > 1000
+    assert 100 < plans < seen  # the plan both holds and fails, often

@@ -242,6 +242,11 @@ class _Point:
     top: str
     results: list[list[float]] = field(default_factory=list)
     exact: bool = False
+    # the last cost() and what it was read from (rollouts a row, rows, exact): the sampling's
+    # rules read every decision's cost each round, most of them unchanged since
+    _cost: tuple[tuple[int, int, bool], tuple[int, float, float, float, float]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def n(self) -> int:
@@ -255,6 +260,11 @@ class _Point:
     def cost(self) -> tuple[int, float, float, float, float]:
         """(the best alternative's row, points and win chance lost by the action taken, the
         standard errors of both from the paired rollouts)."""
+        # rows only grow (more rollouts) or go (pruned, narrowed): their lengths say whether
+        # anything changed since the last reading
+        key = (self.n, len(self.results), self.exact)
+        if self._cost is not None and self._cost[0] == key:
+            return self._cost[1]
         b = self.best()
         pairs = list(zip(self.results[b], self.results[0], strict=True))
         wins = [win_of(x) - win_of(y) for x, y in pairs]
@@ -265,7 +275,9 @@ class _Point:
             for i in range(1, len(self.acts)):
                 mean, spread = self._paired(i)
                 se = max(se, (mean - lost) / Z + spread)
-        return b, lost, statistics.fmean(wins), se, _se(wins)
+        cost = b, lost, statistics.fmean(wins), se, _se(wins)
+        self._cost = key, cost
+        return cost
 
     def _paired(self, row: int) -> tuple[float, float]:
         """The mean and standard error of ``row``'s paired differences from the action taken;

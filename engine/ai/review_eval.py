@@ -69,8 +69,11 @@ def explore_rollout(
             sim.carry_out(Do.PASS, None)  # as the rollouts do: a teammate's trick is let be
             continue
         now = (plays, top is None)
-        if table is None or now != read:
+        if table is None:
             table, read = RolloutTable(sim), now
+        elif now != read:
+            table.refresh(sim)
+            read = now
         k = table.knowledge(sim, seat, left)
         legal = None if kind == lead and sim.burning != seat else sim.legal(seat)
         ch = decide_play(k, legal.plays if legal else (), legal.can_yield if legal else False, rng)
@@ -86,8 +89,9 @@ def explore_rollout(
         sim.carry_out(do, play)
         if play is not None:
             plays += 1
-            for r, n in enumerate(play.counts):
+            for r, n in play.by_rank:
                 left[r] -= n
+            table.played(sim, seat, play)
     sa, sb = sim.score()
     return sa - sb, steps
 

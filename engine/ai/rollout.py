@@ -16,6 +16,7 @@ from dataclasses import MISSING, fields
 from ..actions import Action
 from ..cards import parse
 from ..game import Game
+from ..plays import Play
 from ..seats import team
 from ..vocab import Ask, Do, Status
 from .knowledge import Knowledge
@@ -58,8 +59,11 @@ def rollout(
             sim.carry_out(Do.PASS, None)  # the normal policy rarely beats a teammate
             continue
         now = (plays, top is None)
-        if table is None or now != read:
+        if table is None:
             table, read = _Table(sim), now
+        elif now != read:
+            table.refresh(sim)
+            read = now
         k = table.knowledge(sim, seat, left)
         if kind == Ask.LEAD and sim.burning != seat:
             ch = decide_play(k, (), False, rng)  # an ordinary lead reads the hand only
@@ -70,8 +74,9 @@ def rollout(
         sim.carry_out(ch.do, ch.play)
         if ch.play is not None:
             plays += 1
-            for r, n in enumerate(ch.play.counts):
+            for r, n in ch.play.by_rank:
                 left[r] -= n
+            table.played(sim, seat, ch.play)
     sa, sb = sim.score()
     return result_of(sa - sb, me)
 
@@ -91,18 +96,38 @@ def win_part(result: float) -> float:
 
 
 class _Table:
-    """What every rollout seat sees of the simulated game alike, read once per change: the
-    live counts, who is active, 无头 (Flow.headless on the active seats, §12, §5.4 要头) and,
-    per seat, the cards it has not seen (read when first asked for)."""
+    """What every rollout seat sees of the simulated game alike: the live counts, who is
+    active, 无头 (Flow.headless on the active seats, §12, §5.4 要头) and, per seat, the cards
+    it has not seen (read when first asked for). Kept up to date, not read again, after
+    each play (:meth:`played`): the player's count and the others' unseen cards change;
+    what follows from the seats' status is read again (:meth:`refresh`) only when a status
+    changed (going out, 闷, 诈烧: §6.6, §8, §7) or a 够死级 play stood (§5.4)."""
 
-    __slots__ = ("active", "counts", "headless", "pools", "threes_played")
+    __slots__ = (
+        "active",
+        "counts",
+        "headless",
+        "known",
+        "pools",
+        "seen",
+        "stood",
+        "threes_played",
+    )
 
     def __init__(self, sim: Game) -> None:
+        self.pools: list[list[int] | None] = [None] * 6
+        self.known: list[Knowledge | None] = [None] * 6
+        self._read(sim)
+
+    def _read(self, sim: Game) -> None:
         on = Status.ACTIVE
-        active = [st is on for st in sim.status]
+        status = sim.status
+        active = [st is on for st in status]
         yaotou = sim.yaotou
         stood = sim.yaotou_stood
         hands = sim.hands
+        self.seen = list(status)
+        self.stood = list(stood)
         self.active = active
         self.counts = [sum(hands[s]) if active[s] else 0 for s in _SEATS]
         # active, its 对头 (seats.opposite, three seats on) not, and not 要头 before 3 stood
@@ -111,39 +136,67 @@ class _Table:
             for s in _SEATS
         ]
         self.threes_played = [not a for a in active]
-        self.pools: list[list[int] | None] = [None] * 6
+
+    def refresh(self, sim: Game) -> None:
+        """After a play or the end of a trick: read again what follows from the status and
+        the 够死级 plays that stood, when either changed."""
+        if sim.status != self.seen or sim.yaotou_stood != self.stood:
+            self._read(sim)
+
+    def played(self, sim: Game, seat: int, play: Play) -> None:
+        """``seat`` played ``play``: its count drops; its own unseen cards are as before (the
+        cards left both its hand and the unseen ones), every other seat's lose the play's."""
+        self.counts[seat] = sum(sim.hands[seat])  # (read again with the status if it went out)
+        by_rank = play.by_rank
+        for s, pool in enumerate(self.pools):
+            if pool is not None and s != seat:
+                for r, n in by_rank:
+                    # as read afresh, unseen minus hand, never below 0 (the unseen cards
+                    # hold the other hands, so it never is)
+                    pool[r] = pool[r] - n if pool[r] > n else 0
 
     def knowledge(self, sim: Game, seat: int, unseen: Sequence[int]) -> Knowledge:
         """``seat``'s knowledge, read from the simulated game (all of it sampled); ``unseen``
-        counts the cards not played yet, by rank."""
-        hand = sim.hands[seat]
-        pool = self.pools[seat]
-        if pool is None:
+        counts the cards not played yet, by rank (read for a seat's first question only:
+        :meth:`played` keeps it up to date). One Knowledge a seat for the whole rollout, its
+        fields set anew for each decision (its hand, pool and the table's ``opened`` are the
+        game's own lists, kept up to date): a decision's Knowledge is read only while that
+        decision is made."""
+        k = self.known[seat]
+        if k is None:
+            hand = sim.hands[seat]
             pool = [u - h if u > h else 0 for u, h in zip(unseen, hand, strict=True)]
             self.pools[seat] = pool
+            # what Knowledge(...) makes with these fields and the defaults of the others, at
+            # a third of its cost
+            k = object.__new__(Knowledge)
+            k.__dict__ = {
+                **_DEFAULTS,
+                "seat": seat,
+                "rules": sim.rules,
+                "hand": hand,  # read only by the policy
+                "opened": sim.opened,
+                "pool": pool,
+            }
+            self.known[seat] = k
+        d = k.__dict__
         top = sim.top
         ask = sim.ask
-        # what Knowledge(...) makes with these fields and the defaults of the others, at a
-        # third of its cost (a rollout builds one for each decision)
-        k: Knowledge = object.__new__(Knowledge)
-        d = k.__dict__
-        d.update(_DEFAULTS)
-        d["seat"] = seat
-        d["rules"] = sim.rules
         d["ask"] = ask[1] if ask else ""
-        d["hand"] = hand  # read only by the policy
-        d["top_seat"] = top.seat if top else None
-        d["top"] = top.play if top else None
-        d["top_gouji"] = top.gouji if top else False
-        d["top_burn"] = top.burn if top else False
+        if top is None:
+            d["top_seat"] = d["top"] = None
+            d["top_gouji"] = d["top_burn"] = False
+        else:
+            d["top_seat"] = top.seat
+            d["top"] = top.play
+            d["top_gouji"] = top.gouji
+            d["top_burn"] = top.burn
         d["burning"] = sim.burning
         d["four_way"] = sim.four_way
         d["counts"] = self.counts
         d["active"] = self.active
         d["passed"] = frozenset(sim.passed)
-        d["opened"] = sim.opened
         d["headless"] = self.headless
-        d["pool"] = pool
         d["threes_played"] = self.threes_played
         return k
 
