@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +32,7 @@ from bot.offline.botprocess import until
 from bot.offline.cluster import BotCluster
 from bot.offline.localapi import LocalBotApi, RateLimits, SimGroup, SimUser
 from bot.offline.pgcluster import PgCluster
-from bot.offline.simplayers import SimPlayer, has_button, press_lobby
+from bot.offline.simplayers import SimPlayer, buttons_of, has_button, lobby_message, press_lobby
 from bot.tables import Config, Tables
 from engine.events import Event
 from engine.match import Match
@@ -54,7 +56,9 @@ KNOBS = {
     "GOUJI_REVIEW_S": "0",  # no 复盘: it would keep the worker from drawing the next hands
     "GOUJI_WORKERS": "1",
 }
-SEAT_WAIT_S = 10.0  # a lobby press shown (the group paced at 0.2 s)
+# a lobby press shown: its edit, paced in the group, comes within a second or two here, even at
+# load; a loaded full run can take far longer (an action took 11-20 s there, once 43 s)
+SEAT_WAIT_S = 60.0
 # a game that stores no action for this long is stalled (a prompt lost): measured from its last
 # action, not from the start, so that a loaded machine (a restart taking 15 s, the games
 # crawling at load 30 on 2 cores) is not taken for a lost prompt
@@ -87,12 +91,47 @@ def shown(api: LocalBotApi, group: SimGroup) -> list[str]:
     ]
 
 
+def short(texts: Iterable[str] | Counter[str], width: int = 48) -> str:
+    """Texts (a Counter's with their counts) as one short line for a message."""
+    counts = texts.items() if isinstance(texts, Counter) else ((t, 1) for t in texts)
+    return "; ".join(
+        repr(t if len(t) <= width else t[: width - 1] + "…") + (f" ×{n}" if n != 1 else "")
+        for t, n in counts
+    )
+
+
+def asked(players: list[SimPlayer]) -> str:
+    """What a stalled table's players are asked (their hand message's buttons) and their last
+    presses: which prompt was lost."""
+    parts = []
+    for p in players:
+        msg = p.hand_message()
+        if msg is not None:
+            ops = ",".join(str(cb.op) for cb in buttons_of(msg))
+            parts.append(f"{p.user.id} asked by {msg.message_id}.{msg.edits} [{ops}]")
+        if p.pressed:
+            parts.append(f"{p.user.id} pressed {p.pressed[-3:]}")
+    return "; ".join(parts) or "nobody asked anything"
+
+
+def log_digest(log: str, top: int = 12) -> str:
+    """The bot logs' warnings and errors, by kind (numbers left out), the most frequent first:
+    what the processes met (flood waits, timeouts, deliveries moved, a stop leaving messages)."""
+    kinds = Counter(
+        re.sub(r"-?\d+(\.\d+)?", "N", line.split(" ", 3)[3][:100])
+        for line in log.splitlines()
+        if (" WARNING " in line or " ERROR " in line) and len(line.split(" ", 3)) == 4
+    )
+    return "\n".join(f"  {n} × {k}" for k, n in kinds.most_common(top)) or "  none"
+
+
 async def play_to_end(
     api: LocalBotApi, db: S.SqlStorage, seated: list[tuple[SimGroup, list[SimUser]]]
-) -> list[int]:
+) -> dict[int, str]:
     """Simulated players at every table until its game is over; the tables that stored no
-    action for :data:`STALL_S`, or were still going at :data:`DEADLINE_S` (stalled)."""
-    stalled: list[int] = []
+    action for :data:`STALL_S`, or were still going at :data:`DEADLINE_S` (stalled), each with
+    what it was waiting for."""
+    stalled: dict[int, str] = {}
     begun = time.monotonic()
     moved = {g.id: begun for g, _ in seated}  # when each table last stored an action
     versions: dict[int, int] = {}
@@ -122,11 +161,20 @@ async def play_to_end(
         k = -group.id
         players = [SimPlayer(api, u, random.Random(k * 10 + i)) for i, u in enumerate(users)]
         look = random.Random(k)
+        told = 0.0  # the wait last told about (a slow table: what it waits for, as it waits)
         while not over(api, group):
             now = time.monotonic()
+            if now - moved[group.id] > STALL_S / 2 and told != moved[group.id]:
+                told = moved[group.id]
+                wait = now - moved[group.id]
+                print(f"chat {group.id}: waiting {wait:.0f} s; {asked(players)}", flush=True)
             if now - moved[group.id] > STALL_S or now - begun > DEADLINE_S:
-                stalled.append(group.id)
-                print(f"chat {group.id}: no action for {now - moved[group.id]:.0f} s", flush=True)
+                stalled[group.id] = (
+                    f"no action for {now - moved[group.id]:.0f} s at version"
+                    f" {versions.get(group.id)}, {now - begun:.0f} s after the start;"
+                    f" {asked(players)}"
+                )
+                print(f"chat {group.id}: stalled, {stalled[group.id]}", flush=True)
                 return
             await asyncio.sleep(look.uniform(0.05, 0.2))  # people look at their phones
             for p in players:
@@ -142,13 +190,55 @@ async def play_to_end(
     return stalled
 
 
-async def seat(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> None:
+async def seat(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> float:
     """Everyone takes their seat, the opener starts the game (each press waits a while for the
-    lobby to show it)."""
-    await until(lambda: _lobby_shown(api, group), 60.0)
+    lobby to show it); the longest wait for a press's button or its result."""
+    try:
+        await until(lambda: _lobby_shown(api, group), 60.0)
+    except TimeoutError:
+        raise AssertionError(f"chat {group.id}: no lobby shown within 60 s") from None
+    longest = 0.0
     for i, u in enumerate(users):
-        await press_lobby(api, group, u, LobbyOp.SIT, i, timeout=SEAT_WAIT_S)
+        began = time.monotonic()
+        try:
+            await press_lobby(api, group, u, LobbyOp.SIT, i, timeout=SEAT_WAIT_S)
+        except LookupError:
+            seats = lobby(api, group)
+            raise AssertionError(f"chat {group.id}: no seat {i + 1} to take; {seats}") from None
+        longest = max(longest, time.monotonic() - began)
+    # 开始 counts only on the lobby as it is now: pressed on one shown before the last seat was
+    # taken (its edit later than the wait above: a loaded machine), it would be refused as stale
+    # and the table never start — the opener presses it once they see everyone seated
+    began = time.monotonic()
+    try:
+        await until(lambda: everyone_shown(api, group, users), SEAT_WAIT_S)
+    except TimeoutError:
+        raise AssertionError(
+            f"chat {group.id}: the lobby did not show everyone seated within {SEAT_WAIT_S:.0f} s;"
+            f" {lobby(api, group)}"
+        ) from None
     await press_lobby(api, group, users[0], LobbyOp.GO, timeout=SEAT_WAIT_S)
+    return max(longest, time.monotonic() - began)
+
+
+def everyone_shown(api: LocalBotApi, group: SimGroup, users: list[SimUser]) -> bool:
+    """The lobby shows each of ``users`` in their seat (the seat's button names them)."""
+    try:
+        shown = lobby_message(api, group)
+    except LookupError:
+        return False
+    labels = {b.text for row in shown.reply_markup for b in row}
+    return all(f"{i + 1}·{u.first_name[:8]}" in labels for i, u in enumerate(users))
+
+
+def lobby(api: LocalBotApi, group: SimGroup) -> str:
+    """The lobby as the group sees it, on one line (for a failure's message)."""
+    try:
+        shown = lobby_message(api, group)
+    except LookupError:
+        return "no lobby shown"
+    seats = [b.text for row in shown.reply_markup[:2] for b in row]
+    return f"the lobby (edited {shown.edits} times) shows the seats {seats}"
 
 
 async def lobbies(db: S.SqlStorage, groups: list[SimGroup]) -> list[int]:
@@ -178,6 +268,7 @@ async def disrupt(cluster: BotCluster, db: S.SqlStorage, done: asyncio.Event) ->
         actions = sum((await _stored_versions(db)).values())
         what, i, share = plan[0]
         if actions >= share * KNOWN_GAME_LENGTH * GAMES:
+            struck = time.strftime("%H:%M:%S", time.gmtime())
             if what == "kill":
                 await cluster.kill(i)
                 seen.kills += 1
@@ -187,7 +278,8 @@ async def disrupt(cluster: BotCluster, db: S.SqlStorage, done: asyncio.Event) ->
                 seen.terms += 1
             await cluster.restart(i)
             seen.at.append((what, i, actions))
-            print(f"{what} process {i} at {actions} actions stored", flush=True)
+            back = time.strftime("%H:%M:%S", time.gmtime())
+            print(f"{what} process {i} at {actions} actions, {struck}-{back} UTC", flush=True)
             plan.pop(0)
         await asyncio.sleep(0.2)
     return seen
@@ -196,8 +288,11 @@ async def disrupt(cluster: BotCluster, db: S.SqlStorage, done: asyncio.Event) ->
 async def expected_cheers(registry: Tables, row: S.TableRow) -> list[str]:
     """The cheers the table's stored record makes (its actions replayed into a transcript),
     as the group reads them."""
-    table = await registry.load(row)  # raises unless the stored actions replay
-    assert table.match is not None
+    try:
+        table = await registry.load(row)  # raises unless the stored actions replay
+    except Exception as e:
+        raise AssertionError(f"chat {row.chat_id}: the stored actions do not replay: {e!r}") from e
+    assert table.match is not None, f"chat {row.chat_id}: the stored table has no match"
     events: list[Event] = []
     Match.restore(table.match.record(), events)
     transcript = Transcript(table.names(), table.lang)
@@ -215,41 +310,71 @@ async def check_storage(url: str, groups: list[SimGroup]) -> dict[int, list[str]
             rows = await db._rows(
                 "SELECT table_id, status, version FROM game_tables WHERE chat_id = ?", (g.id,)
             )
-            assert len(rows) == 1, f"chat {g.id}: tables {rows}"
+            assert len(rows) == 1, f"chat {g.id}: {len(rows)} tables stored: {rows}"
             table_id, status, version = rows[0]
-            assert status == "over", f"chat {g.id}: {status}"
-            seqs = await db._rows(
-                "SELECT seq FROM actions WHERE table_id = ? ORDER BY seq", (table_id,)
+            assert status == "over", f"chat {g.id}: its table {status} at version {version}"
+            query = "SELECT seq FROM actions WHERE table_id = ? ORDER BY seq"
+            seqs = [s for (s,) in await db._rows(query, (table_id,))]
+            missing = sorted(set(range(version)) - set(seqs))
+            twice = sorted(s for s, n in Counter(seqs).items() if n > 1)
+            assert seqs == list(range(version)), (
+                f"chat {g.id}: the actions stored are not 0..{version - 1} once each: missing"
+                f" {missing[:10]}, twice {twice[:10]}, beyond {[s for s in seqs if s >= version]}"
             )
-            assert [s for (s,) in seqs] == list(range(version)), f"chat {g.id}: a gap"
-            assert len(await db.games(g.id)) == 1, f"chat {g.id}: the game stored twice"
+            games = len(await db.games(g.id))
+            assert games == 1, f"chat {g.id}: its game stored {games} times"
             row = await db.load_table(table_id)
-            assert row is not None
+            assert row is not None, f"chat {g.id}: table {table_id} does not load"
             cheers[g.id] = await expected_cheers(registry, row)
     return cheers
 
 
-def check_heard(heard: list[str], cheers: list[str], kills: int) -> None:
+def check_heard(chat: int, heard: list[str], cheers: list[str], kills: int) -> None:
     """The group heard every cheer of the record, in order; a message more than once only for
     a kill that struck while its call was on the way (at most one a kill)."""
-    assert not Counter(cheers) - Counter(heard), "a cheer was lost"
-    assert list(dict.fromkeys(h for h in heard if h in cheers)) == list(dict.fromkeys(cheers))
+    lost = Counter(cheers) - Counter(heard)
+    assert not lost, (
+        f"chat {chat}: {lost.total()} of the record's {len(cheers)} cheers never heard: "
+        f"{short(lost)}; the group heard {len(heard)} announcements, the last: {short(heard[-3:])}"
+    )
+    order = list(dict.fromkeys(h for h in heard if h in cheers))
+    record = list(dict.fromkeys(cheers))
+    at = next((i for i, (h, c) in enumerate(zip(order, record, strict=False)) if h != c), 0)
+    assert order == record, (
+        f"chat {chat}: cheers heard out of the record's order from cheer {at + 1} of"
+        f" {len(record)}: heard {short(order[at : at + 3])},"
+        f" the record {short(record[at : at + 3])}"
+    )
     expected = Counter(cheers) + Counter(h for h in dict.fromkeys(heard) if h not in cheers)
     extra = Counter(heard) - expected
-    assert sum(extra.values()) <= kills, f"sent twice: {dict(extra)}"
+    assert extra.total() <= kills, (
+        f"chat {chat}: {extra.total()} message(s) heard once more than the record makes, with"
+        f" {kills} kill(s) (one each at most): {short(extra)}"
+    )
 
 
 async def run_games(tmp: Path, url: str, procs: int) -> None:
+    try:
+        await play_games(tmp, url, procs)
+    finally:  # (shown with a failure: what the processes met, by kind)
+        logs = "".join(f.read_text(errors="replace") for f in sorted(tmp.glob("bot-*.log")))
+        print(f"the bot logs' warnings and errors, by kind:\n{log_digest(logs)}", flush=True)
+
+
+async def play_games(tmp: Path, url: str, procs: int) -> None:
     async with LocalBotApi(rate=RateLimits(per_chat_per_s=30.0, per_chat_burst=8)) as api:
         async with BotCluster(api, url, KNOBS, procs, tmp) as cluster:
             seated = [await _table(api, k) for k in range(GAMES)]
             await api.idle(quiet=0.3, timeout=120.0)
-            await asyncio.gather(*(seat(api, g, us) for g, us in seated))
+            waits = await asyncio.gather(*(seat(api, g, us) for g, us in seated))
+            print(f"longest wait for a lobby press: {max(waits):.1f} s", flush=True)
             start = time.monotonic()
             done = asyncio.Event()
             async with S.storage_for(url) as db:
                 waiting = await lobbies(db, [g for g, _ in seated])
-                assert not waiting, f"tables that never started (a lobby press lost): {waiting}"
+                assert not waiting, "tables that never started (a lobby press lost): " + "; ".join(
+                    f"chat {g.id}: {lobby(api, g)}" for g, _ in seated if g.id in waiting
+                )
                 disruption = asyncio.create_task(disrupt(cluster, db, done))
                 try:
                     stalled = await play_to_end(api, db, seated)
@@ -260,6 +385,7 @@ async def run_games(tmp: Path, url: str, procs: int) -> None:
             print(f"{played} actions in {time.monotonic() - start:.0f} s; {seen}", flush=True)
             await api.idle(quiet=1.0, timeout=60.0)  # the groups' last paced messages
             took = dict(cluster.forwarder.counts)
+            print(f"updates each process took: {took}; {cluster.forwarder.failures}", flush=True)
         log = cluster.log_text()
         heard = {g.id: announcements(api, g) for g, _ in seated}
         over_texts = {
@@ -269,20 +395,26 @@ async def run_games(tmp: Path, url: str, procs: int) -> None:
         ranks_told = {g.id: any("头科" in text for text in shown(api, g)) for g, _ in seated}
     assert not stalled, f"games that stalled (a prompt lost): {stalled}"
     assert (seen.kills, seen.terms) == (1, 1), f"the games ended before the disruptions: {seen}"
-    assert len(took) == procs  # every process took updates
+    assert len(took) == procs, f"{len(took)} of {procs} processes took updates: {took}"
     groups = [g for g, _ in seated]
     for g in groups:  # every game reached its end, its ranks announced in its group
         # once; twice only if a kill struck while it was on its way (sent again: nobody can
         # tell whether Telegram got it)
-        assert 1 <= len(over_texts[g.id]) <= 1 + seen.kills, over_texts[g.id]
-        assert "本局结束" in over_texts[g.id][0], over_texts[g.id]
+        overs = over_texts[g.id]
+        assert overs, f"chat {g.id}: no game-over message (its 再来一局 button)"
+        assert len(overs) <= 1 + seen.kills, (
+            f"chat {g.id}: {len(overs)} game-over messages with {seen.kills} kill(s):"
+            f" {short(overs)}"
+        )
+        assert "本局结束" in overs[0], f"chat {g.id}: the game-over message: {short(overs)}"
         assert ranks_told[g.id], f"chat {g.id}: no 头科 told"
     cheers = await check_storage(url, groups)
-    assert sum(len(c) for c in cheers.values()) >= GAMES  # the record makes cheers to compare
+    made = {chat: len(c) for chat, c in cheers.items()}
+    assert sum(made.values()) >= GAMES, f"the records make too few cheers to compare: {made}"
     for g in groups:
-        check_heard(heard[g.id], cheers[g.id], seen.kills)
+        check_heard(g.id, heard[g.id], cheers[g.id], seen.kills)
     errors = [line for line in log.splitlines() if " ERROR " in line]
-    assert not errors, errors[:5]
+    assert not errors, f"{len(errors)} error(s) in the bot logs, the first: {errors[:5]}"
 
 
 @pytest.mark.parametrize("procs", [1, 3])
