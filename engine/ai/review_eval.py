@@ -20,12 +20,10 @@ import random
 from collections.abc import Sequence
 
 from ..actions import Action
-from ..cards import parse
 from ..game import Game
-from ..vocab import Ask, Do, Status
+from ..vocab import Do
 from .endgame import Solver, TooBig
-from .play_policy import decide_play
-from .rollout import _Table as RolloutTable  # what every rollout seat sees alike
+from .rollout import Playout
 from .search import candidates
 
 EXPLORE = 0.05  # chance that a rollout seat plays another sensible action than the normal one
@@ -42,65 +40,25 @@ def explore_rollout(
     decisions made.)"""
     sim = game.copy(keep_log=False)
     sim.carry_out(act.do, sim.check(act))
-    left = list(unseen)
-    if act.cards:
-        for r, n in enumerate(parse(act.cards)):
-            left[r] -= n
+    walk = Playout(sim, unseen, act)
     rng = random.Random(seed)  # the policy's estimates
     # exploring draws from a stream per seat: the paired rollouts of a decision's actions
     # (same seed) explore at the same turns of each seat, whatever the estimates drew
     # (common random numbers, docs/review.md)
     draws = [random.Random(f"{seed}:{s}").random for s in range(6)]
-    plays = steps = 0
-    read: tuple[int, bool] | None = None
-    table: RolloutTable | None = None
-    lead, burn, on, status, hands = Ask.LEAD, Ask.BURN, Status.ACTIVE, sim.status, sim.hands
-    while not sim.over:
-        seat, kind = sim.ask  # type: ignore[misc]
-        steps += 1
-        top = sim.top
-        if (
-            kind != lead
-            and top is not None
-            and (top.seat - seat) % 2 == 0
-            and status[top.seat] is on
-            and not (kind != burn and sum(hands[seat]) <= top.play.size)
-        ):
-            sim.carry_out(Do.PASS, None)  # as the rollouts do: a teammate's trick is let be
-            continue
-        now = (plays, top is None)
-        if table is None:
-            table, read = RolloutTable(sim), now
-        elif now != read:
-            table.refresh(sim)
-            read = now
-        k = table.knowledge(sim, seat, left)
-        legal = None
-        if kind != lead:
-            offered, can_yield = sim.answer_options(seat, kind)
-            ch = decide_play(k, offered, can_yield, rng)
-        elif sim.burning == seat:
-            legal = sim.legal(seat)
-            ch = decide_play(k, legal.plays, legal.can_yield, rng)
-        else:
-            ch = decide_play(k, (), False, rng)  # an ordinary lead reads the hand only
+    while (asked := walk.decide(rng)) is not None:
+        seat, k, ch = asked
         do, play = ch.do, ch.play
         u = draws[seat]()
         if u < explore:
-            legal = legal or sim.legal(seat)
             normal = Action(seat, Do(do), str(play) if play is not None else "")
-            others = candidates(k, legal, normal)[1:]
+            others = candidates(k, sim.legal(seat), normal)[1:]
             if others:
                 other = others[int(u / explore * len(others))]
                 do, play = other.do, sim.check(other)
-        sim.carry_out(do, play)
-        if play is not None:
-            plays += 1
-            for r, n in play.by_rank:
-                left[r] -= n
-            table.played(sim, seat, play)
+        walk.carry_out(seat, do, play)
     sa, sb = sim.score()
-    return sa - sb, steps
+    return sa - sb, walk.steps
 
 
 def for_team(diff: float, seat: int) -> float:

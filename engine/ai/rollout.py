@@ -20,12 +20,13 @@ from ..plays import Play
 from ..seats import team
 from ..vocab import Ask, Do, Status
 from .knowledge import Knowledge
-from .play_policy import decide_play
+from .play_policy import Choice, decide_play
 
 MAX_SCORE = 12  # the largest score margin of a game (§10)
 MARGIN_SCALE = 2.0 * MAX_SCORE  # a result adds the margin over this: never outweighs the win
 _SEATS = range(6)
 YAOTOU_STANDS = 3  # §5.4 要头: 够死级 plays that must stand before the player may be 无头
+_LEAD, _BURN, _ACTIVE, _PASS = Ask.LEAD, Ask.BURN, Status.ACTIVE, Do.PASS
 
 
 def rollout(
@@ -36,52 +37,86 @@ def rollout(
     played before ``act``, by rank. The :func:`result_of` the final score for ``me``'s team."""
     sim = game.copy(hands=hands, keep_log=False)  # rollouts count cards themselves
     sim.apply(act)
-    left = list(unseen)
-    if act.cards:
-        for r, n in enumerate(parse(act.cards)):
-            left[r] -= n
+    walk = Playout(sim, unseen, act)
     rng = random.Random(seed)
-    # what all seats see alike changes only with a play or the end of a trick (a status may
-    # change then: 诈烧, §7; a 够死级 play stood, §5.4): read again only then
-    plays = 0
-    read: tuple[int, bool] | None = None
-    table: _Table | None = None
-    while not sim.over:
-        seat, kind = sim.ask  # type: ignore[misc]
-        top = sim.top
-        if (
-            kind != Ask.LEAD
-            and top is not None
-            and (top.seat - seat) % 2 == 0
-            and sim.status[top.seat] is Status.ACTIVE
-            and not (kind != Ask.BURN and sum(sim.hands[seat]) <= top.play.size)
-        ):
-            sim.carry_out(Do.PASS, None)  # the normal policy rarely beats a teammate
-            continue
-        now = (plays, top is None)
-        if table is None:
-            table, read = _Table(sim), now
-        elif now != read:
-            table.refresh(sim)
-            read = now
-        k = table.knowledge(sim, seat, left)
-        if kind != Ask.LEAD:
-            offered, can_yield = sim.answer_options(seat, kind)
-            ch = decide_play(k, offered, can_yield, rng)
-        elif sim.burning == seat:
-            legal = sim.legal(seat)
-            ch = decide_play(k, legal.plays, legal.can_yield, rng)
-        else:
-            ch = decide_play(k, (), False, rng)  # an ordinary lead reads the hand only
-        # the policy picks among legal moves, so the game's checks are skipped (a speed path)
-        sim.carry_out(ch.do, ch.play)
-        if ch.play is not None:
-            plays += 1
-            for r, n in ch.play.by_rank:
-                left[r] -= n
-            table.played(sim, seat, ch.play)
+    while (asked := walk.decide(rng)) is not None:
+        seat, _, ch = asked
+        walk.carry_out(seat, ch.do, ch.play)
     sa, sb = sim.score()
     return result_of(sa - sb, me)
+
+
+class Playout:
+    """The steps every rollout takes, the hard level's (:func:`rollout`) and the review's
+    (``engine.ai.review_eval.explore_rollout``): on ``sim``, just after ``act``, with
+    ``unseen`` the cards not played before it, by rank. :meth:`decide` lets a teammate's trick
+    be and asks the next seat's normal choice; :meth:`carry_out` makes the move chosen (the
+    policy picks among legal moves, so the game's checks are skipped: a speed path) and counts
+    its cards. ``steps``: the questions asked, the let-be passes included."""
+
+    __slots__ = ("left", "plays", "read", "sim", "steps", "table")
+
+    def __init__(self, sim: Game, unseen: Sequence[int], act: Action) -> None:
+        self.sim = sim
+        self.left = list(unseen)
+        if act.cards:
+            for r, n in enumerate(parse(act.cards)):
+                self.left[r] -= n
+        self.plays = self.steps = 0
+        # what all seats see alike changes only with a play or the end of a trick (a status
+        # may change then: 诈烧, §7; a 够死级 play stood, §5.4): refreshed only then
+        self.read: tuple[int, bool] | None = None
+        self.table: _Table | None = None
+
+    def decide(self, rng: random.Random) -> tuple[int, Knowledge, Choice] | None:
+        """The next asked seat, its knowledge and its normal choice (``rng``: the policy's
+        estimates); None once the game is over."""
+        sim = self.sim
+        status, hands = sim.status, sim.hands
+        steps = self.steps
+        while not sim.over:
+            seat, kind = sim.ask  # type: ignore[misc]
+            steps += 1
+            top = sim.top
+            if (
+                kind != _LEAD
+                and top is not None
+                and (top.seat - seat) % 2 == 0
+                and status[top.seat] is _ACTIVE
+                and not (kind != _BURN and sum(hands[seat]) <= top.play.size)
+            ):
+                sim.carry_out(_PASS, None)  # the normal policy rarely beats a teammate
+                continue
+            self.steps = steps
+            now = (self.plays, top is None)
+            table = self.table
+            if table is None:
+                table = self.table = _Table(sim)
+                self.read = now
+            elif now != self.read:
+                table.refresh(sim)
+                self.read = now
+            k = table.knowledge(sim, seat, self.left)
+            if kind != _LEAD:
+                offered, can_yield = sim.answer_options(seat, kind)
+                return seat, k, decide_play(k, offered, can_yield, rng)
+            if sim.burning == seat:
+                legal = sim.legal(seat)
+                return seat, k, decide_play(k, legal.plays, legal.can_yield, rng)
+            return seat, k, decide_play(k, (), False, rng)  # an ordinary lead: the hand only
+        self.steps = steps
+        return None
+
+    def carry_out(self, seat: int, do: str, play: Play | None) -> None:
+        """``seat``'s move, chosen among its legal ones, made; its cards counted."""
+        self.sim.carry_out(do, play)
+        if play is not None:
+            self.plays += 1
+            left = self.left
+            for r, n in play.by_rank:
+                left[r] -= n
+            assert self.table is not None  # (made by decide)
+            self.table.played(self.sim, seat, play)
 
 
 def result_of(diff: int, me: int) -> float:
