@@ -2,7 +2,7 @@
 (engine.ai.rollout._Table) equals the Knowledge built field by field, also when the table is
 kept up to date play by play rather than read afresh; an answer's cost
 (engine.ai.play_policy.answer_cost, its per-play parts remembered) equals the sums written
-out; the going-out plan after an answer (_runs_out_after) equals the plain one; and what the
+out; the going-out plan after an answer (_runs_out_after) equals the plan written out; and what the
 game offers an answering seat (Game.answer_options) is what Game.legal offers. (The AI's
 decisions are fingerprinted by tests/test_ai_fingerprint.py; the review's rollouts by these
 and that.)"""
@@ -20,16 +20,17 @@ from engine.ai.play_policy import (
     COST_SMALL,
     COST_TWO,
     LAST_BIG_CARRIER,
+    PLAN_SLACK,
+    PLAN_SLACK_BOUND,
     RANK_VALUE,
     SHED_CREDIT,
     WHOLE_GROUP,
-    _runs_out,
     _runs_out_after,
     answer_cost,
     body_ranks,
 )
 from engine.ai.rollout import _Table
-from engine.cards import BIG, DECK_COUNTS, SMALL, TWO, minus
+from engine.cards import BIG, DECK_COUNTS, SMALL, THREE, TWO, minus
 from engine.game import Game
 from engine.match import Match
 from engine.plays import Play
@@ -48,6 +49,17 @@ def _written_out(h: list[int], p: Play, bound: bool) -> float:
     if bound and c[BIG] and h[BIG] == c[BIG]:
         cost += LAST_BIG_CARRIER
     return cost
+
+
+def _runs_out(after: list[int], bound: bool) -> bool:
+    """The going-out plan as first written, on the hand after the answer (§6, §8)."""
+    groups = len(body_ranks(after, bound))
+    control = after[TWO] + after[SMALL] + after[BIG]
+    if bound and after[THREE]:
+        return groups <= control + PLAN_SLACK_BOUND and (
+            groups == 0 or after[SMALL] + after[BIG] > 0
+        )
+    return groups <= control + PLAN_SLACK
 
 
 def _knowledge(sim: Game, seat: int, table: _Table, unseen: list[int]) -> Knowledge:
@@ -106,7 +118,7 @@ def test_the_fast_paths_equal_the_plain_ones() -> None:
                     assert answer_cost(k.hand, p, bound) == _written_out(k.hand, p, bound)
                     seen += 1
                     groups = len(body_ranks(k.hand, bound))
-                    plain = _runs_out(minus(k.hand, p.counts), bound)
+                    plain = _runs_out(list(minus(k.hand, p.counts)), bound)
                     assert _runs_out_after(k.hand, p, bound, groups) == plain
                     plans += plain
             act = decide(game, seat, "normal", rngs[seat]).action

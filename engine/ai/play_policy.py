@@ -291,31 +291,21 @@ def _answer(k: Knowledge, plays: tuple[Play, ...], can_yield: bool, rng: random.
     return Choice(Do.PASS, None, "pass_save")
 
 
-def _runs_out(after: Sequence[int], bound: bool) -> bool:
-    """The going-out plan (§6): after this answer wins the lead, the hand can lead out with
-    each remaining group, using its control cards (2s, jokers) to win the lead back — at most
-    one more group than control cards."""
-    groups = len(body_ranks(after, bound))
-    control = after[TWO] + after[SMALL] + after[BIG]
-    # under 憋3 the last play before the 3s needs a carrier too (or it is beaten: 闷, §8)
-    if bound and after[THREE]:
-        # the carrier of the last play before the 3s should be a joker (a 2 is beaten by any)
-        return groups <= control + PLAN_SLACK_BOUND and (
-            groups == 0 or after[SMALL] + after[BIG] > 0
-        )
-    return groups <= control + PLAN_SLACK
-
-
 def _runs_out_after(h: Sequence[int], p: Play, bound: bool, groups: int) -> bool:
-    """:func:`_runs_out` of the hand ``h`` after the play ``p``, ``groups`` being
-    ``len(body_ranks(h, bound))``: without making the hand after (a speed path, the inner
-    loop of answers; tests/test_ai_rollout_speed.py checks it against the plain one)."""
+    """The going-out plan (§6) of the hand ``h`` after the answer ``p`` (``groups``:
+    ``len(body_ranks(h, bound))``): once the answer wins the lead, the hand can lead out with
+    each remaining group, using its control cards (2s, jokers) to win the lead back — at most
+    one more group than control cards. Read from the hand and the play, without making the
+    hand after (the inner loop of answers; tests/test_ai_rollout_speed.py checks it against
+    the plan written out on the hand after)."""
     c = p.counts
     for r, n in p.by_rank:
         if r < TWO and h[r] == n and not (bound and r == THREE):
             groups -= 1  # the play takes a whole group
     jokers = h[SMALL] - c[SMALL] + h[BIG] - c[BIG]
     control = h[TWO] - c[TWO] + jokers
+    # under 憋3 the last play before the 3s needs a carrier too (or it is beaten: 闷, §8): a
+    # joker (a 2 is beaten by any)
     if bound and h[THREE] > c[THREE]:
         return groups <= control + PLAN_SLACK_BOUND and (groups == 0 or jokers > 0)
     return groups <= control + PLAN_SLACK

@@ -245,7 +245,7 @@ class _Point:
     # the last cost() and what it was read from (rollouts a row, rows, exact): the sampling's
     # rules read every decision's cost each round, most of them unchanged since
     _cost: tuple[tuple[int, int, bool], tuple[int, float, float, float, float]] | None = field(
-        default=None, repr=False, compare=False
+        default=None, init=False, repr=False, compare=False
     )
 
     @property

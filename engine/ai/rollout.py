@@ -1,5 +1,6 @@
-"""Rollouts of the hard level's search: a simulated game played to its end by the normal policy
-for all six seats, and its result for the deciding team.
+"""Rollouts: a simulated game played to its end by the normal policy for all six seats — the
+hard level's search (:func:`rollout`, its result for the deciding team) and, with the same
+steps (:class:`Playout`), the 复盘's (``engine.ai.review_eval``).
 
 Each rollout seat decides as at a real table, from its own hand and the cards it has not seen
 (its estimates sample them), never from the simulated hands of the others: rollouts whose
