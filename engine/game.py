@@ -128,15 +128,14 @@ class Game(Flow):
             duty = self.burning == seat
             plays = lead_plays(hand, self._bound_by_threes(seat), need_joker=duty)
             return Legal(seat, ask, tuple(plays), False, False, True)
-        assert self.top is not None
-        offered = answers(hand, self.top.play, self.rules.kill_big_joker)
-        return Legal(seat, ask, offered, True, self._may_yield(seat, ask), False)
+        offered, may_yield = self.answer_options(seat, ask)
+        return Legal(seat, ask, offered, True, may_yield, False)
 
     def answer_options(self, seat: int, ask: str) -> tuple[tuple[Play, ...], bool]:
         """What :meth:`legal` offers ``seat``, asked ``ask`` about the top (an answer or a
-        burn claim, not a lead): the plays beating it and whether it may yield (§6.4), without
-        the checks and the :class:`Legal` (a speed path for rollouts, which ask only the
-        asked seat)."""
+        burn claim, not a lead): the plays beating it (§3) and whether it may yield (§6.4);
+        rollouts, which ask only the asked seat, read it without the checks and the
+        :class:`Legal` (a speed path)."""
         assert self.top is not None
         offered = answers(self.hands[seat], self.top.play, self.rules.kill_big_joker)
         return offered, self._may_yield(seat, ask)
